@@ -246,12 +246,13 @@ static const BDD *hint_row(const sa_result *h, const BDD *hv, const long *from, 
  * by name in r's model after their last number is moved by delta (an
  * equation seeded by its neighbour reads the neighbour's mode variables as
  * its own: open[40] as open[41]); a name that has no number, or whose
- * renumbered name r lacks, by name alone. */
+ * renumbered name r lacks, by name alone. The hint's variables 0 .. nb
+ * (h->n_bddvars: all of them; mode_vars_top(h): the mode variables, all
+ * that same_mode_vars reads). */
 static int *mode_map(sa_ctx *c, const sa_result *h, const sa_result *r, name_map *modes,
-                     long delta)
+                     long delta, int nb)
 {
     const mel_model *hm = h->m;
-    int nb = h->n_bddvars; /* a local: the stores below may alias h's int */
     int *to_var = sa__alloc_raw(c, ((size_t)nb + 1) * sizeof *to_var);
     for (int v = 0; v <= nb; v++)
         to_var[v] = -1;
@@ -289,6 +290,33 @@ static bool same_mode_vars(const sa_result *h, const int *to_var)
             return false;
     }
     return true;
+}
+
+/* 1 + the hint's largest mode variable (of those same_mode_vars accepts):
+ * mode_map up to it is all same_mode_vars reads (sa_encode.c numbers the
+ * modes' variables first: the brake's first edit at N = 2,000 filled
+ * 70,000 entries for a few thousand). */
+static int mode_vars_top(const sa_result *h)
+{
+    int top = 0;
+    for (uint32_t k = 0; k < h->n_modes; k++) {
+        int v = h->mode_var[k];
+        if (v >= 0 && v < h->n_bddvars && v >= top)
+            top = v + 1;
+    }
+    return top;
+}
+
+/* Whether every mode variable of h maps to itself: same_mode_vars of
+ * mode_map over the mode variables only (mode_vars_top); under
+ * sa_options.self_check, checked against the map over every variable. */
+static bool modes_in_place(sa_ctx *c, const sa_result *h, const sa_result *r, name_map *modes,
+                           long delta)
+{
+    bool same = same_mode_vars(h, mode_map(c, h, r, modes, delta, mode_vars_top(h)));
+    if (c->opt != NULL && c->opt->self_check)
+        MDAE_ASSERT(same == same_mode_vars(h, mode_map(c, h, r, modes, delta, h->n_bddvars)));
+    return same;
 }
 
 /* Whether same_mode_vars(h, mode_map(c, h, r, modes, 0)) holds, seen
@@ -417,7 +445,7 @@ static bool in_place(sa_ctx *c, const sa_result *h, const long *from, bool ident
     const sa_result *r = c->r;
     if (r->n_eq > h->n_eq || !identity) /* identity: from[i] = i, step[i] = 0 for every i */
         return false;
-    if (!shared_mode_vars(h, r) && !same_mode_vars(h, mode_map(c, h, r, modes, 0)))
+    if (!shared_mode_vars(h, r) && !modes_in_place(c, h, r, modes, 0))
         return false;
     cc->identity = true;
     for (uint32_t i = 0; i < r->n_eq && w < h->w_off; i++) /* else every one fits */
@@ -544,11 +572,11 @@ const BDD *sa__hint_offsets(sa_ctx *c, bool extend, int *width, int *used, const
         r->seeded++;
         carry_ctx *ccp = &ccs[step[i] + 1];
         if (ccp->key == NULL && !ccp->identity) {
-            const int *to_var = mode_map(c, h, r, &modes, -step[i]);
-            if (same_mode_vars(h, to_var))
+            if (modes_in_place(c, h, r, &modes, -step[i]))
                 ccp->identity = true;
             else
-                carry_init(c, ccp, h, to_var, step_cap(c, h, hv, from, step, r->n_eq, step[i]));
+                carry_init(c, ccp, h, mode_map(c, h, r, &modes, -step[i], h->n_bddvars),
+                           step_cap(c, h, hv, from, step, r->n_eq, step[i]));
         }
         const BDD *hc = hint_row(h, hv, from, i);
         BDD *ci = &out[(size_t)i * (size_t)w];
@@ -737,7 +765,7 @@ bool sa__hint_matching(sa_ctx *c, BDD *tc, BDD *tz)
         }
     name_map modes;
     map_init(&modes, r->m->n_modes, mode_name, r->m);
-    const int *to_var = mode_map(c, h, r, &modes, 0);
+    const int *to_var = mode_map(c, h, r, &modes, 0, h->n_bddvars);
     carry_ctx cc = {h, to_var, NULL, NULL, 0, true};
     if (!same_mode_vars(h, to_var)) { /* else the carry is the identity (an
                                          edit that kept the mode variables
