@@ -246,13 +246,12 @@ static const BDD *hint_row(const sa_result *h, const BDD *hv, const long *from, 
  * by name in r's model after their last number is moved by delta (an
  * equation seeded by its neighbour reads the neighbour's mode variables as
  * its own: open[40] as open[41]); a name that has no number, or whose
- * renumbered name r lacks, by name alone. The hint's variables 0 .. nb
- * (h->n_bddvars: all of them; mode_vars_top(h): the mode variables, all
- * that same_mode_vars reads). */
+ * renumbered name r lacks, by name alone. */
 static int *mode_map(sa_ctx *c, const sa_result *h, const sa_result *r, name_map *modes,
-                     long delta, int nb)
+                     long delta)
 {
     const mel_model *hm = h->m;
+    int nb = h->n_bddvars; /* a local: the stores below may alias h's int */
     int *to_var = sa__alloc_raw(c, ((size_t)nb + 1) * sizeof *to_var);
     for (int v = 0; v <= nb; v++)
         to_var[v] = -1;
@@ -292,30 +291,44 @@ static bool same_mode_vars(const sa_result *h, const int *to_var)
     return true;
 }
 
-/* 1 + the hint's largest mode variable (of those same_mode_vars accepts):
- * mode_map up to it is all same_mode_vars reads (sa_encode.c numbers the
- * modes' variables first: the brake's first edit at N = 2,000 filled
- * 70,000 entries for a few thousand). */
-static int mode_vars_top(const sa_result *h)
+/* Mode k's variable in r as mode_map finds it (-1: none). */
+static int mapped_mode_var(sa_ctx *c, const sa_result *h, const sa_result *r, name_map *modes,
+                           long delta, uint32_t k)
 {
-    int top = 0;
-    for (uint32_t k = 0; k < h->n_modes; k++) {
-        int v = h->mode_var[k];
-        if (v >= 0 && v < h->n_bddvars && v >= top)
-            top = v + 1;
-    }
-    return top;
+    const char *name = h->m->modes[k].name;
+    char buf[256];
+    long q = -1;
+    if (delta != 0 && name != NULL && renumber(name, delta, buf, sizeof buf))
+        q = map_find_near(c, modes, buf, (long)k + delta);
+    if (q < 0)
+        q = map_find_near(c, modes, name, (long)k);
+    return q >= 0 ? r->mode_var[q] : -1;
 }
 
-/* Whether every mode variable of h maps to itself: same_mode_vars of
- * mode_map over the mode variables only (mode_vars_top); under
- * sa_options.self_check, checked against the map over every variable. */
+/* same_mode_vars(h, mode_map(c, h, r, modes, delta)) without the map over
+ * every BDD variable (the brake's first edit at N = 2,000 filled 70,000
+ * entries for 2,000 modes): when the hint's mode variables increase with
+ * k (sa_encode.c numbers them so), each is written by its own mode only,
+ * so the map holds v where mode k's variable is v itself; else the whole
+ * map. Under sa_options.self_check, checked against the whole map. */
 static bool modes_in_place(sa_ctx *c, const sa_result *h, const sa_result *r, name_map *modes,
                            long delta)
 {
-    bool same = same_mode_vars(h, mode_map(c, h, r, modes, delta, mode_vars_top(h)));
+    bool same = true, increasing = true;
+    for (uint32_t k = 0; k < h->n_modes && increasing; k++) {
+        int v = h->mode_var[k];
+        if (v < 0 || v >= h->n_bddvars)
+            same = false; /* same_mode_vars' answer, whatever the map */
+        increasing = k == 0 || v > h->mode_var[k - 1];
+    }
+    if (!increasing) {
+        same = same_mode_vars(h, mode_map(c, h, r, modes, delta));
+    } else {
+        for (uint32_t k = 0; k < h->n_modes && same; k++) /* k past hm's modes: unmapped */
+            same = k < h->m->n_modes && mapped_mode_var(c, h, r, modes, delta, k) == h->mode_var[k];
+    }
     if (c->opt != NULL && c->opt->self_check)
-        MDAE_ASSERT(same == same_mode_vars(h, mode_map(c, h, r, modes, delta, h->n_bddvars)));
+        MDAE_ASSERT(same == same_mode_vars(h, mode_map(c, h, r, modes, delta)));
     return same;
 }
 
@@ -575,7 +588,7 @@ const BDD *sa__hint_offsets(sa_ctx *c, bool extend, int *width, int *used, const
             if (modes_in_place(c, h, r, &modes, -step[i]))
                 ccp->identity = true;
             else
-                carry_init(c, ccp, h, mode_map(c, h, r, &modes, -step[i], h->n_bddvars),
+                carry_init(c, ccp, h, mode_map(c, h, r, &modes, -step[i]),
                            step_cap(c, h, hv, from, step, r->n_eq, step[i]));
         }
         const BDD *hc = hint_row(h, hv, from, i);
@@ -765,7 +778,7 @@ bool sa__hint_matching(sa_ctx *c, BDD *tc, BDD *tz)
         }
     name_map modes;
     map_init(&modes, r->m->n_modes, mode_name, r->m);
-    const int *to_var = mode_map(c, h, r, &modes, 0, h->n_bddvars);
+    const int *to_var = mode_map(c, h, r, &modes, 0);
     carry_ctx cc = {h, to_var, NULL, NULL, 0, true};
     if (!same_mode_vars(h, to_var)) { /* else the carry is the identity (an
                                          edit that kept the mode variables
