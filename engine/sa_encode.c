@@ -1074,6 +1074,33 @@ void sa__move_bdds(BDD *restrict to, BDD *restrict from, size_t n)
     }
 }
 
+void sa__swap_bdds(BDD *restrict a, BDD *restrict b, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        BDD t = a[k];
+        a[k] = b[k];
+        b[k] = t;
+    }
+}
+
+uint32_t sa__next_flag(const bool *flags, uint32_t from, uint32_t n)
+{
+    uint32_t j = from;
+    for (; j < n && j % 8 != 0; j++)
+        if (flags[j])
+            return j;
+    for (; j + 8 <= n; j += 8) {
+        uint64_t w;
+        memcpy(&w, flags + j, sizeof w);
+        if (w != 0)
+            break;
+    }
+    for (; j < n; j++)
+        if (flags[j])
+            return j;
+    return n;
+}
+
 /* A copy of the hint's n functions f, kept with the result, each
  * referenced (filled before anything can fail: a result being built is
  * freed function by function on a jump). */

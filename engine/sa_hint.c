@@ -291,6 +291,47 @@ static bool same_mode_vars(const sa_result *h, const int *to_var)
     return true;
 }
 
+/* Mode k's variable in r as mode_map finds it (-1: none). */
+static int mapped_mode_var(sa_ctx *c, const sa_result *h, const sa_result *r, name_map *modes,
+                           long delta, uint32_t k)
+{
+    const char *name = h->m->modes[k].name;
+    char buf[256];
+    long q = -1;
+    if (delta != 0 && name != NULL && renumber(name, delta, buf, sizeof buf))
+        q = map_find_near(c, modes, buf, (long)k + delta);
+    if (q < 0)
+        q = map_find_near(c, modes, name, (long)k);
+    return q >= 0 ? r->mode_var[q] : -1;
+}
+
+/* same_mode_vars(h, mode_map(c, h, r, modes, delta)) without the map over
+ * every BDD variable (the brake's first edit at N = 2,000 filled 70,000
+ * entries for 2,000 modes): when the hint's mode variables increase with
+ * k (sa_encode.c numbers them so), each is written by its own mode only,
+ * so the map holds v where mode k's variable is v itself; else the whole
+ * map. Under sa_options.self_check, checked against the whole map. */
+static bool modes_in_place(sa_ctx *c, const sa_result *h, const sa_result *r, name_map *modes,
+                           long delta)
+{
+    bool same = true, increasing = true;
+    for (uint32_t k = 0; k < h->n_modes && increasing; k++) {
+        int v = h->mode_var[k];
+        if (v < 0 || v >= h->n_bddvars)
+            same = false; /* same_mode_vars' answer, whatever the map */
+        increasing = k == 0 || v > h->mode_var[k - 1];
+    }
+    if (!increasing) {
+        same = same_mode_vars(h, mode_map(c, h, r, modes, delta));
+    } else {
+        for (uint32_t k = 0; k < h->n_modes && same; k++) /* k past hm's modes: unmapped */
+            same = k < h->m->n_modes && mapped_mode_var(c, h, r, modes, delta, k) == h->mode_var[k];
+    }
+    if (c->opt != NULL && c->opt->self_check)
+        MDAE_ASSERT(same == same_mode_vars(h, mode_map(c, h, r, modes, delta)));
+    return same;
+}
+
 /* Whether same_mode_vars(h, mode_map(c, h, r, modes, 0)) holds, seen
  * without a pass over the BDD variables or the names: r's model has the
  * hint's modes (the same array: a private model shares them with the one
@@ -417,7 +458,7 @@ static bool in_place(sa_ctx *c, const sa_result *h, const long *from, bool ident
     const sa_result *r = c->r;
     if (r->n_eq > h->n_eq || !identity) /* identity: from[i] = i, step[i] = 0 for every i */
         return false;
-    if (!shared_mode_vars(h, r) && !same_mode_vars(h, mode_map(c, h, r, modes, 0)))
+    if (!shared_mode_vars(h, r) && !modes_in_place(c, h, r, modes, 0))
         return false;
     cc->identity = true;
     for (uint32_t i = 0; i < r->n_eq && w < h->w_off; i++) /* else every one fits */
@@ -544,11 +585,11 @@ const BDD *sa__hint_offsets(sa_ctx *c, bool extend, int *width, int *used, const
         r->seeded++;
         carry_ctx *ccp = &ccs[step[i] + 1];
         if (ccp->key == NULL && !ccp->identity) {
-            const int *to_var = mode_map(c, h, r, &modes, -step[i]);
-            if (same_mode_vars(h, to_var))
+            if (modes_in_place(c, h, r, &modes, -step[i]))
                 ccp->identity = true;
             else
-                carry_init(c, ccp, h, to_var, step_cap(c, h, hv, from, step, r->n_eq, step[i]));
+                carry_init(c, ccp, h, mode_map(c, h, r, &modes, -step[i]),
+                           step_cap(c, h, hv, from, step, r->n_eq, step[i]));
         }
         const BDD *hc = hint_row(h, hv, from, i);
         BDD *ci = &out[(size_t)i * (size_t)w];

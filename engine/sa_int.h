@@ -1291,4 +1291,16 @@ sa__warm *sa__warm_new(sa_ctx *c, const BDD *base, size_t stride, int wb);
  * (the caller solves the mode whole; shift unchanged). */
 int sa__warm_learn(sa_ctx *c, sa__warm *w, const bool *mode, int *shift);
 
+/* ---- sa_encode.c (h-enc19) ------------------------------------------------- */
+/* a[k] and b[k] exchanged for k < n, references and all (each array keeps
+ * owning what it now holds; vector code): for slots b whose BDDs go into
+ * a kept array a before b's release, what `sa__put(&a[k], b[k])` per k
+ * and the release did, without a reference count touched for b's nodes
+ * (the release then drops a's old ones). The arrays do not overlap. */
+void sa__swap_bdds(BDD *restrict a, BDD *restrict b, size_t n);
+/* The first j in [from, n) with flags[j] set, else n: 8 flags read at a
+ * time where none is (a pass over few set flags, e.g. the columns an edit
+ * made again, without a test per flag). */
+uint32_t sa__next_flag(const bool *flags, uint32_t from, uint32_t n);
+
 #endif /* SA_INT_H */

@@ -376,3 +376,104 @@ Test(sa_slots, free_bdds_drops_one_reference_per_node_slot)
     bdd_error_hook(sa_handler);
     sa_end();
 }
+
+/* ---- sa__swap_bdds (h-enc19): seeded_rounds' te into r->te --------------- */
+
+/* A kept array `kept` (some entries already held) and n slots of a context
+ * filled, then the slots' values put into the kept array and the slots
+ * released: by sa__put per entry (slow) or by sa__swap_bdds (fast), from
+ * the same seed. The same values and the same nodes alive after; dropping
+ * the kept array's references then finds each one referenced and leaves
+ * the nodes there were before (one reference too many or too few fails). */
+static BDD *swap_case(size_t n, unsigned seed, bool fast)
+{
+    BDD *kept = calloc(n + 1, sizeof *kept);
+    cr_assert_not_null(kept);
+    for (size_t k = 0; k < n; k += 3) /* old values: the release drops them */
+        sa__put(&kept[k], some_value(&seed));
+    ENTER(c);
+    size_t mark = sa__mark(c);
+    BDD *slots = sa__slots(c, n + 1);
+    fill(slots, n, &seed);
+    if (n > 3)
+        sa__put(&kept[1], slots[1]); /* the same node on both sides */
+    if (fast) {
+        sa__swap_bdds(kept, slots, n);
+    } else {
+        for (size_t k = 0; k < n; k++)
+            sa__put(&kept[k], slots[k]);
+    }
+    sa__release(c, mark);
+    leave(c);
+    return kept;
+}
+
+Test(sa_slots, swap_bdds_is_sa_put_then_release)
+{
+    sa_config cfg;
+    sa_config_default(&cfg);
+    cr_assert_eq(sa_begin(&cfg), MDAE_OK);
+    cr_assert_geq(bdd_setvarnum(NV), 0);
+    sa_handler = bdd_error_hook(count_breaks);
+    int before = live_nodes();
+    static const size_t ns[] = {0, 1, 4, 31, 32, 33, 100, 1000, 70001};
+    for (size_t i = 0; i < sizeof ns / sizeof *ns; i++) {
+        breaks = 0;
+        BDD *slow = swap_case(ns[i], 41u + (unsigned)i, false);
+        int live_slow = live_nodes();
+        BDD *fast = swap_case(ns[i], 41u + (unsigned)i, true);
+        cr_assert_eq(breaks, 0, "%zu: a reference dropped from a node that had none", ns[i]);
+        for (size_t k = 0; k < ns[i]; k++)
+            cr_assert_eq(fast[k], slow[k], "%zu: entry %zu %d, sa__put %d", ns[i], k, fast[k],
+                         slow[k]);
+        cr_assert_eq(live_nodes(), live_slow, "%zu: the nodes alive differ", ns[i]);
+        drop_all(slow, ns[i]);
+        bdd_gbc();
+        for (size_t k = 0; k < ns[i]; k++) /* still alive: held by fast */
+            if (fast[k] >= 2)
+                cr_assert_geq(bdd_nodecount(fast[k]), 1);
+        drop_all(fast, ns[i]);
+        cr_assert_eq(breaks, 0, "%zu: %d references dropped twice", ns[i], breaks);
+        cr_assert_eq(live_nodes(), before, "%zu: a reference left", ns[i]);
+        free(slow);
+        free(fast);
+    }
+    bdd_error_hook(sa_handler);
+    sa_end();
+}
+
+/* ---- sa__next_flag (h-enc19) against a test per flag ---------------------- */
+
+static uint32_t next_flag_slow(const bool *flags, uint32_t from, uint32_t n)
+{
+    for (uint32_t j = from; j < n; j++)
+        if (flags[j])
+            return j;
+    return n;
+}
+
+Test(sa_slots, next_flag_is_the_test_per_flag)
+{
+    unsigned seed = 5;
+    bool *buf = malloc(300);
+    cr_assert_not_null(buf);
+    for (uint32_t n = 0; n < 140; n++)
+        for (int density = 0; density < 4; density++)
+            for (uint32_t shift = 0; shift < 3; shift++) { /* unaligned arrays too */
+                bool *flags = buf + shift;
+                for (uint32_t j = 0; j < n; j++)
+                    flags[j] = density == 0 ? false : next(&seed) % (density == 3 ? 2 : 40) == 0;
+                flags[n] = true; /* past the end: never reported */
+                for (uint32_t from = 0; from <= n; from++)
+                    cr_assert_eq(sa__next_flag(flags, from, n), next_flag_slow(flags, from, n),
+                                 "n %u, from %u, density %d, shift %u", n, from, density, shift);
+                /* the walk over every set flag */
+                uint32_t count = 0, slow = 0;
+                for (uint32_t j = sa__next_flag(flags, 0, n); j < n; j = sa__next_flag(flags, j + 1, n))
+                    count++;
+                for (uint32_t j = 0; j < n; j++)
+                    slow += flags[j];
+                cr_assert_eq(count, slow);
+            }
+    free(buf);
+}
