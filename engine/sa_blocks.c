@@ -733,6 +733,8 @@ struct sa__kept {
     uint32_t again;      /* records of the hint taken as parts again, as an
                             earlier round took them ("The parts taken
                             again") */
+    uint32_t by_edges;   /* records of the hint checked by their own edges
+                            ("The records' own edges") */
 };
 
 static void krec_unref(krec *x)
@@ -813,7 +815,7 @@ static sa__kept *kept_of(sa_result *top)
             return NULL;
         }
         *k = (sa__kept){sa__layout_epoch(), top->n_eq, rr, NULL, NULL, 0, 0, 0,
-                        SA_BMEMO_MAX_INTS, NULL, 0, 0, 0, 0, 0, NULL, 0, 0};
+                        SA_BMEMO_MAX_INTS, NULL, 0, 0, 0, 0, 0, NULL, 0, 0, 0};
         if ((size_t)top->n_eq * SA_BMEMO_INTS_PER_EQ > k->max_words) /* n_eq < 2^32 */
             k->max_words = (size_t)top->n_eq * SA_BMEMO_INTS_PER_EQ;
         top->kept = k;
@@ -1132,13 +1134,47 @@ static const krec *kept_find_key(sa__kept *k, const sa__bkey *key)
     return NULL;
 }
 
+/* ---- te borrowed in the tight rounds ------------------------------------------
+ * In the tight rounds (c->no_max) sa__blocks_solve's te is not slots but a
+ * temporary array (bddfalse = 0 throughout first) whose entries hold no
+ * reference of their own: each borrows one that lives at least as long as
+ * the array (until the caller releases its slots and temporaries, the
+ * same scope): a record's solution (x->val: the record is referenced by
+ * the hint's kept blocks, which the hint keeps while this analysis runs,
+ * and is never changed), a restricted copy of it (slots of the caller's
+ * scope, not released), prev's te (an earlier round's, released after
+ * this one), or `own` slots the block puts its values in (a block solved,
+ * or taken from a memo: their values die with the block's own marks).
+ * The readers (sa_tight.c's tight_solve, later rounds by prev, pay_owed,
+ * learn_failures) only read te. A BDD is a node number: the same values,
+ * read the same; only the addref / delref pairs per edge are gone (16,000
+ * of each per round at N = 2,000). Under sa_options.self_check
+ * borrowed_checked collects the garbage and asks BuDDy about each entry
+ * (a node freed since would be an error). */
+
+/* te[e] = f: referenced in te (not borrowing), else borrowed, and held in
+ * *own first if own is not NULL. */
+static inline void te_set(BDD *te, bool borrow, size_t e, BDD f, BDD *own)
+{
+    if (!borrow) {
+        sa__put(&te[e], f);
+        return;
+    }
+    if (own != NULL)
+        sa__put(own, f);
+    te[e] = f;
+}
+
 /* A solution kept in more valid modes than ours (or the same), val in
  * `held`, taken into te, tmax (NULL: not wanted; the whole's edges:
  * edges[0 .. ne)), *ok,
  * *sing and *bok as solve_block would; the values taken (restricted to our
- * modes) into *got, slots of the caller's mark, or val itself. */
+ * modes) into *got, slots of the caller's mark, or val itself. With
+ * borrow, te borrows (the section above): held in own[0 .. ne) if own is
+ * not NULL, else the caller keeps *got alive. */
 static void take_solution(sa_ctx *c, const BDD *val, BDD held, const size_t *edges, size_t ne,
-                          BDD *te, BDD *tmax, BDD *ok, BDD *sing, BDD *bok, const BDD **got)
+                          BDD *te, bool borrow, BDD *own, BDD *tmax, BDD *ok, BDD *sing,
+                          BDD *bok, const BDD **got)
 {
     size_t n_val = 2 * ne + 2;
     BDD modes = c->r->chi_m;
@@ -1149,11 +1185,16 @@ static void take_solution(sa_ctx *c, const BDD *val, BDD held, const size_t *edg
             sa__put(&in[a], sa__and(val[a], modes));
         *got = in;
     }
-    for (size_t k = 0; k < ne; k++) {
-        sa__put(&te[edges[k]], (*got)[k]);
-        if (tmax != NULL)
-            sa__put(&tmax[edges[k]], (*got)[ne + k]);
+    if (borrow && own == NULL) {
+        const BDD *g = *got; /* a local: *got could alias te */
+        for (size_t k = 0; k < ne; k++)
+            te[edges[k]] = g[k];
+    } else {
+        for (size_t k = 0; k < ne; k++)
+            te_set(te, borrow, edges[k], (*got)[k], own != NULL ? &own[k] : NULL);
     }
+    for (size_t k = 0; tmax != NULL && k < ne; k++)
+        sa__put(&tmax[edges[k]], (*got)[ne + k]);
     sa__put(ok, sa__and(*ok, (*got)[2 * ne]));
     sa__put(bok, (*got)[2 * ne]);
     sa__put(sing, (*got)[2 * ne + 1]);
@@ -1179,12 +1220,13 @@ typedef struct own_kept {
 /* Block b of c->r as the record x has it (kept_same, or a part that krec_is
  * or its shortcuts found a block of c->r): its solution into te .. bok, and
  * x kept with this result too (ok: the call's own_kept). */
-static void reuse_kept(sa_ctx *c, own_kept *ok_, const krec *x, BDD *te, BDD *tmax, BDD *ok,
-                       BDD *sing, BDD *bok)
+static void reuse_kept(sa_ctx *c, own_kept *ok_, const krec *x, BDD *te, bool borrow, BDD *tmax,
+                       BDD *ok, BDD *sing, BDD *bok)
 {
     size_t mark = sa__mark(c);
     const BDD *got;
-    take_solution(c, x->val, x->modes, x->edges, x->n_edges, te, tmax, ok, sing, bok, &got);
+    take_solution(c, x->val, x->modes, x->edges, x->n_edges, te, borrow, NULL, tmax, ok, sing, bok,
+                  &got);
     if (!ok_->asked || ok_->epoch != sa__layout_epoch()) {
         ok_->k = kept_of(c->r);
         ok_->epoch = sa__layout_epoch();
@@ -1205,7 +1247,7 @@ static void reuse_kept(sa_ctx *c, own_kept *ok_, const krec *x, BDD *te, BDD *tm
             kept_put_new(c, k, y, own);
         }
     }
-    if (got != x->val) /* else take_solution made no slot */
+    if (got != x->val && !borrow) /* else no slot made, or te borrows from them */
         sa__release(c, mark);
 }
 
@@ -1216,7 +1258,7 @@ static void reuse_kept(sa_ctx *c, own_kept *ok_, const krec *x, BDD *te, BDD *tm
  * changed. Kept in more valid modes than ours, it is restricted to ours
  * (sa_memo.c says why that is exact). */
 static bool reuse_block(sa_ctx *c, const sub *s, const sa__bkey *k, bool by_key, BDD *te,
-                        BDD *tmax, BDD *ok, BDD *sing, BDD *bok)
+                        bool borrow, BDD *own, BDD *tmax, BDD *ok, BDD *sing, BDD *bok)
 {
     const sa_result *h = c->opt != NULL ? c->opt->hint : NULL;
     size_t n_val = solution_size(s), ne = s->r.n_edges;
@@ -1235,7 +1277,7 @@ static bool reuse_block(sa_ctx *c, const sub *s, const sa__bkey *k, bool by_key,
     MDAE_ASSERT(v.n_f == n_val);
     size_t mark = sa__mark(c);
     const BDD *got;
-    take_solution(c, v.f, v.modes, s->edge_whole, ne, te, tmax, ok, sing, bok, &got);
+    take_solution(c, v.f, v.modes, s->edge_whole, ne, te, borrow, own, tmax, ok, sing, bok, &got);
     sa__bmemo_add(c, c->bmemo, k,
                   &(sa__mval){got, n_val, NULL, 0, modes, v.modes == modes ? v.entry : NULL});
     kept_record(c, s, k, got, modes);
@@ -1271,9 +1313,10 @@ static void keep_block(sa_ctx *c, const sub *s, const sa__bkey *k, const BDD *te
  * to te (within its ok when it sets *within: its primal's te_within) and a maximum matching of its singular modes to tmax (whole's
  * edges, slots), its nonsingular modes to *ok, and sets *sing to its
  * singular modes and *bok to its nonsingular ones; keeps it in the
- * analysis's memo under key. */
-static void solve_block(sa_ctx *c, sub *s, const sa__bkey *key, BDD *te, BDD *tmax, BDD *ok,
-                        BDD *sing, BDD *bok, bool *within)
+ * analysis's memo under key. With borrow, te borrows (own: as many slots
+ * as the block has edges, the caller's, hold the values). */
+static void solve_block(sa_ctx *c, sub *s, const sa__bkey *key, BDD *te, bool borrow, BDD *own,
+                        BDD *tmax, BDD *ok, BDD *sing, BDD *bok, bool *within)
 {
     sa_result *w = c->r, *r = &s->r;
     size_t mark = sa__mark(c);
@@ -1316,7 +1359,7 @@ static void solve_block(sa_ctx *c, sub *s, const sa__bkey *key, BDD *te, BDD *tm
         sa__put(&tmax[s->edge_whole[k]], local_tmax[k]);
     c->r = w;
     for (size_t k = 0; k < r->n_edges; k++) /* as stored: *within says */
-        sa__put(&te[s->edge_whole[k]], r->te[k]);
+        te_set(te, borrow, s->edge_whole[k], r->te[k], borrow ? &own[k] : NULL);
     sa__put(ok, sa__and(*ok, r->ok));
     sa__put(bok, r->ok);
     sa__put(sing, r->singular);
@@ -1810,7 +1853,7 @@ sa__known *sa__known_new(sa_ctx *c, const BDD *tight, const bool *redo)
                     (w->edge_var == h->edge_var ||
                      memcmp(w->edge_var, h->edge_var, w->n_edges * sizeof *w->edge_var) == 0);
     *kn = (sa__known){w, tight, redo, k, sa__layout_epoch(), n, sa__alloc(c, n + 1),
-                      NULL, same_var, 0, k != NULL ? took_new(c, n) : NULL, false, false};
+                      NULL, same_var, 0, k != NULL ? took_new(c, n) : NULL, false, false, 0};
     return kn;
 }
 
@@ -1894,6 +1937,49 @@ void sa__known_columns(sa_ctx *c, sa__known *kn)
     kn->unlike = unlike;
 }
 
+/* ---- The records' own edges -------------------------------------------------
+ * Why krec_is, asked by take_part of record x of the hint h's kept blocks
+ * (x's own rows and columns, x's columns alone marked p), may walk x's own
+ * edges instead of every edge of x's rows. Its edge loop finds the edges
+ * of x's rows into x's columns (the others are skipped), in row order and
+ * each row's edges in order, and asks that they be x->edges in that order
+ * with x's BDD variables (shape) and x's tight functions and weights. A
+ * record of r->kept is only ever made (kept_record: the block's rows
+ * ascending, its edges those of its rows into its columns in the whole's
+ * order, a sub-result's rows, columns and edges being the whole's between
+ * them, in order; the variables the whole's edge_var) or put there
+ * (reuse_kept: a record krec_is, or a shortcut proven to answer as it
+ * does, found a block of r) so that this holds of r's layout: x->edges
+ * are exactly the edges of x's rows into x's columns in that order, with
+ * r's edge_var in x's shape. A result's layout (eq_first, edge_v,
+ * edge_var) is made once (sa_encode.c). Where our edges are h's
+ * (kept_by_place: sa__same_edges) and so is edge_var (kn->same_var), the
+ * edges the loop finds are x->edges in order with x's variables: what is
+ * left to compare is the tight function and weights of each of x's edges.
+ * krec_sized before and krec_rest after are asked as krec_is asks them,
+ * in the same order (so the same BDD operations run). Under
+ * sa_options.self_check krec_is is asked all the same and must agree
+ * (MDAE_ASSERT). */
+
+/* Whether record x, of kn->k, is a block of ours: krec_is with x's own
+ * rows and columns, by the section's lemma (kn->same_var). */
+static bool krec_is_by_edges(const sa_ctx *c, const krec *x, const uint32_t *order_pos)
+{
+    const sa_result *w = c->r;
+    size_t ws = (size_t)w->w_sigma, stride = 1 + ws;
+    if (!krec_sized(c, x, x->rows, x->n_eq, x->vars, x->n_var))
+        return false;
+    const BDD *f = x->key.funs, *chi_e = w->chi_e, *sigma = w->sigma;
+    for (const size_t *xe = x->edges, *xend = x->edges + x->n_edges; xe < xend; xe++, f += stride) {
+        size_t e = *xe;
+        if (f[0] != chi_e[e])
+            return false;
+        if (ws == 1 ? f[1] != sigma[e] : !same_bdds(&f[1], &sigma[e * ws], ws))
+            return false;
+    }
+    return krec_rest(c, x, x->rows, x->n_eq, x->vars, x->n_var, order_pos);
+}
+
 /* Whether record a (x) of kn->k passes krec_is's edge loop by the
  * section's lemma. */
 static bool bulk_edges(const sa__known *kn, size_t a, const krec *x)
@@ -1923,19 +2009,26 @@ static bool take_part(sa_ctx *c, const sa__within *vm, sa__known *kn, size_t a_r
             return false;
     bool known = known_block(kn, a_rec, x);
     bool bulk = !known && bulk_edges(kn, a_rec, x);
+    bool by_edges = !known && !bulk && kn != NULL && kn->same_var; /* "The records' own edges" */
     bool self_check = c->opt != NULL && c->opt->self_check;
-    bool marked = (!known && !bulk) || self_check; /* krec_is reads x's columns as p */
+    bool marked = (!known && !bulk && !by_edges) || self_check; /* krec_is reads x's columns as p */
     for (uint32_t a = 0; marked && a < x->n_var; a++)
         part_of_var[x->vars[a]] = p;
     bool is = known ||
-              (bulk ? krec_sized(c, x, x->rows, x->n_eq, x->vars, x->n_var) &&
-                          krec_rest_bulk(c, kn, x, order_pos)
-                    : krec_is(c, x, x->rows, x->n_eq, x->vars, x->n_var, part_of_var, p,
-                              order_pos));
+              (bulk       ? krec_sized(c, x, x->rows, x->n_eq, x->vars, x->n_var) &&
+                                krec_rest_bulk(c, kn, x, order_pos)
+               : by_edges ? krec_is_by_edges(c, x, order_pos)
+                          : krec_is(c, x, x->rows, x->n_eq, x->vars, x->n_var, part_of_var, p,
+                                    order_pos));
     if ((known || (bulk && is)) && self_check) /* the lemmas, checked */
         MDAE_ASSERT(krec_is(c, x, x->rows, x->n_eq, x->vars, x->n_var, part_of_var, p, order_pos));
+    if (by_edges && self_check) /* both answers */
+        MDAE_ASSERT(is == krec_is(c, x, x->rows, x->n_eq, x->vars, x->n_var, part_of_var, p,
+                                  order_pos));
     if (bulk && is)
         kn->n_bulk++;
+    if (by_edges)
+        kn->n_by_edges++;
     if (kn != NULL && is)
         kn->is[a_rec] = 1;
     *n_known += known;
@@ -2099,9 +2192,10 @@ static void took_checked(sa_ctx *c, const sa__within *vm, sa__known *kn, const s
     const krec **rec = sa__alloc_raw(c, ((size_t)w->n_eq + 1) * sizeof *rec);
     memset(eq, 0xff, ((size_t)w->n_eq + 1) * sizeof *eq); /* UINT32_MAX */
     memset(var, 0xff, ((size_t)w->n_var + 1) * sizeof *var);
-    uint32_t n_bulk = kn->n_bulk; /* counted by the call, not the check */
+    uint32_t n_bulk = kn->n_bulk, n_by_edges = kn->n_by_edges; /* the call's, not the check's */
     uint32_t m = take_parts(c, vm, kn, k, eq, var, rec, order_pos, n_known, NULL);
     kn->n_bulk = n_bulk;
+    kn->n_by_edges = n_by_edges;
     MDAE_ASSERT(m == n);
     MDAE_ASSERT(memcmp(eq, part_of_eq, w->n_eq * sizeof *eq) == 0);
     MDAE_ASSERT(memcmp(var, part_of_var, w->n_var * sizeof *var) == 0);
@@ -2369,6 +2463,7 @@ static bool blocks_from_hint(sa_ctx *c, const sa__kept *k, const uint32_t *order
     const krec **part_rec = sa__alloc_raw(c, ((size_t)w->n_eq + 1) * sizeof *part_rec);
     sa__known *kn = known_for(c, k);
     uint32_t n_known = 0, bulk0 = kn != NULL ? kn->n_bulk : 0;
+    uint32_t by_edges0 = kn != NULL ? kn->n_by_edges : 0;
     bool again = took_again(c, &vm, kn, part_of_eq, part_of_var, part_rec, &t.n_parts, order_pos);
     if (again && c->opt->self_check) /* took_again holds only with kn, of c->opt */
         took_checked(c, &vm, kn, k, part_of_eq, part_of_var, part_rec, t.n_parts, order_pos,
@@ -2389,6 +2484,7 @@ static bool blocks_from_hint(sa_ctx *c, const sa__kept *k, const uint32_t *order
     if (own != NULL) {
         own->known += n_known;
         own->bulk += kn != NULL ? kn->n_bulk - bulk0 : 0;
+        own->by_edges += kn != NULL ? kn->n_by_edges - by_edges0 : 0;
         own->again += again ? t.n_parts : 0;
     }
     uint32_t *comp = NULL, nb = 0;
@@ -2453,11 +2549,12 @@ static bool blocks_within(const uint32_t *rows, uint32_t nb, uint32_t max)
 /* Block b (its equations eqs[0 .. ne), variables vars[0 .. nv)) as an
  * earlier round of the same analysis solved it (prev): the same equations
  * and variables, no column of it redone, so the same tight edges, key and
- * solution, read in the current modes: its chosen edges into te, its
- * nonsingular modes into *ok and *bok; true. Else false, nothing written. */
+ * solution, read in the current modes: its chosen edges into te (with
+ * borrow: prev's entries borrowed), its nonsingular modes into *ok and
+ * *bok; true. Else false, nothing written. */
 static bool from_round(sa_ctx *c, const sa__bround *prev, const uint32_t *eqs, uint32_t ne,
                        const uint32_t *vars, uint32_t nv, const uint32_t *block_of_var,
-                       uint32_t b, BDD *te, BDD *ok, BDD *bok)
+                       uint32_t b, BDD *te, bool borrow, BDD *ok, BDD *bok)
 {
     const sa_result *w = c->r;
     const sa__bsol *p = prev->b;
@@ -2474,10 +2571,49 @@ static bool from_round(sa_ctx *c, const sa__bround *prev, const uint32_t *eqs, u
     for (uint32_t a = 0; a < ne; a++)
         for (size_t e = w->eq_first[eqs[a]]; e < w->eq_first[eqs[a] + 1]; e++)
             if (block_of_var[w->edge_v[e]] == b)
-                sa__put(&te[e], p->te[e]);
+                te_set(te, borrow, e, p->te[e], NULL); /* prev outlives te */
     sa__put(ok, sa__and(*ok, p->bok[pb]));
     sa__put(bok, p->bok[pb]);
     return true;
+}
+
+/* n BDDs, each bddfalse, temporaries of c (no references: te borrowed).
+ * Cleared a run of 32 at a time in stores the compiler makes, not by
+ * memset: glibc's clears a large array by `rep stosb`, which valgrind counts
+ * byte by byte (272 KB per round at N = 2,000). */
+static BDD *false_bdds(sa_ctx *c, size_t n)
+{
+    BDD *a = sa__alloc_raw(c, n * sizeof *a);
+    size_t k = 0;
+    for (; k + 32 <= n; k += 32)
+        for (size_t q = 0; q < 32; q++)
+            a[k + q] = bddfalse;
+    for (; k < n; k++)
+        a[k] = bddfalse;
+    return a;
+}
+
+/* Slots for the values of the edges of the rows eqs[0 .. ne) (a block's
+ * edges are some of them), in the caller's scope: a block's own, where te
+ * borrows. */
+static BDD *row_edge_slots(sa_ctx *c, const uint32_t *eqs, uint32_t ne)
+{
+    const sa_result *w = c->r;
+    size_t n = 0;
+    for (uint32_t a = 0; a < ne; a++)
+        n += w->eq_first[eqs[a] + 1] - w->eq_first[eqs[a]];
+    return sa__slots(c, n + 1);
+}
+
+/* Under sa_options.self_check: the garbage collected, each node te
+ * borrows is still one (BuDDy reports a freed node as an error: a
+ * borrowed value whose reference went). */
+static void borrowed_checked(const sa_result *w, const BDD *te)
+{
+    bdd_gbc();
+    for (size_t e = 0; e < w->n_edges; e++)
+        if (te[e] >= 2)
+            MDAE_ASSERT(bdd_var(te[e]) >= 0 && bdd_low(te[e]) >= 0);
 }
 
 bool sa__blocks_solve(sa_ctx *c, const sa__bround *prev, sa__bsol *out)
@@ -2533,7 +2669,9 @@ bool sa__blocks_solve(sa_ctx *c, const sa__bround *prev, sa__bsol *out)
         vars[vfirst[block_of_var[j] + 1]++] = j;
     MDAE_ASSERT(efirst[nb] == n_active && vfirst[nb] == n_var);
 
-    BDD *te = sa__slots(c, w->n_edges + 1);
+    /* In the tight rounds te borrows ("te borrowed in the tight rounds"). */
+    bool borrow = c->no_max;
+    BDD *te = borrow ? false_bdds(c, w->n_edges + 1) : sa__slots(c, w->n_edges + 1);
     /* Not wanted where no maximum matching is (c->no_max: the tight
      * rounds read te and ok only; an array of every edge less). */
     BDD *tmax = c->no_max ? NULL : sa__slots(c, w->n_edges + 1);
@@ -2556,7 +2694,7 @@ bool sa__blocks_solve(sa_ctx *c, const sa__bround *prev, sa__bsol *out)
         if (ne == 0)
             continue; /* a never-active variable alone (vars_always_active) */
         if (prev != NULL && from_round(c, prev, &eqs[efirst[b]], ne, &vars[vfirst[b]], nv,
-                                       block_of_var, b, te, ok, &bok[b])) {
+                                       block_of_var, b, te, borrow, ok, &bok[b])) {
             from_prev[b] = true;
             reused++;
             continue;
@@ -2568,30 +2706,35 @@ bool sa__blocks_solve(sa_ctx *c, const sa__bround *prev, sa__bsol *out)
                                                        s->order_pos);
         MDAE_ASSERT(x == NULL || (x->n_eq == ne && x->n_var == nv && x->rows[0] == eqs[efirst[b]]));
         if (x != NULL) {
-            reuse_kept(c, &own_k, x, te, tmax, ok, &sing[b], &bok[b]);
+            reuse_kept(c, &own_k, x, te, borrow, tmax, ok, &sing[b], &bok[b]);
             reused++;
             if (reused % REUSED_PER_PROGRESS == 0) /* a few thousand instructions each */
                 sa__progress(c, "blocks", b, nb);
             continue;
         }
         sub_maps(c, s); /* before the block's temporaries: for every block */
+        BDD *own = borrow ? row_edge_slots(c, &eqs[efirst[b]], ne) : NULL; /* outlive m2 */
         size_t m2 = sa__mark(c);
         sa__amark temps = sa__alloc_mark(c);
         sub_index(c, w, &eqs[efirst[b]], ne, &vars[vfirst[b]], nv, block_of_var, b, s);
         s->square = kind == NULL;
         sa__bkey key;
         block_key(c, s, &key);
-        if (reuse_block(c, s, &key, by_place == NULL, te, tmax, ok, &sing[b], &bok[b])) {
+        if (reuse_block(c, s, &key, by_place == NULL, te, borrow, own, tmax, ok, &sing[b],
+                        &bok[b])) {
             reused++;
         } else {
             sub_fill(c, w, s);
-            solve_block(c, s, &key, te, tmax, ok, &sing[b], &bok[b], &te_within[b]);
+            solve_block(c, s, &key, te, borrow, own, tmax, ok, &sing[b], &bok[b],
+                        &te_within[b]);
         }
         sa__alloc_release(c, temps);
         sa__release(c, m2);
         sa__progress(c, "blocks", b, nb);
     }
     w->blocks_reused += reused;
+    if (borrow && c->opt != NULL && c->opt->self_check)
+        borrowed_checked(w, te);
     *out = (sa__bsol){.nb = nb, .block_of_eq = block_of_eq, .block_of_var = block_of_var,
                       .in_union = in_union, .te = te, .tmax = tmax, .sing = sing, .bok = bok,
                       .ok = ok, .efirst = efirst, .vfirst = vfirst, .eqs = eqs, .vars = vars,
@@ -2713,6 +2856,11 @@ uint32_t sa__kept_bulk(const sa_result *r)
 uint32_t sa__kept_again(const sa_result *r)
 {
     return r->kept != NULL ? r->kept->again : 0;
+}
+
+uint32_t sa__kept_by_edges(const sa_result *r)
+{
+    return r->kept != NULL ? r->kept->by_edges : 0;
 }
 
 uint32_t sa__kept_placed(const sa_result *r, uint32_t *afresh)
