@@ -2108,15 +2108,18 @@ static uint32_t take_parts(sa_ctx *c, const sa__within *vm, sa__known *kn, const
     return n;
 }
 
-/* The parts as take_parts left them (n of them) kept in *keep for a later
- * round, if *keep is not NULL; then *keep NULL (kept once). */
+/* The parts as take_parts left them (n of them, as_taken: none given back
+ * yet) kept in *keep for a later round, if *keep is not NULL; then *keep
+ * NULL (kept once). */
 static void took_keep(sa_ctx *c, sa__took **keep, const uint32_t *part_of_eq,
-                      const uint32_t *part_of_var, const krec **part_rec, uint32_t n)
+                      const uint32_t *part_of_var, const krec **part_rec, uint32_t n,
+                      bool as_taken)
 {
     const sa_result *w = c->r;
     sa__took *tk = *keep;
     if (tk == NULL)
         return;
+    MDAE_ASSERT(as_taken); /* kept before the first part is given back */
     *keep = NULL;
     memcpy(tk->part_of_eq, part_of_eq, w->n_eq * sizeof *part_of_eq);
     memcpy(tk->part_of_var, part_of_var, w->n_var * sizeof *part_of_var);
@@ -2210,7 +2213,15 @@ static void took_checked(sa_ctx *c, const sa__within *vm, sa__known *kn, const s
  * var_local) and a perfect matching of it (var_node[local column]: the
  * node of the row matched to it, n_parts + row). */
 typedef struct rest {
-    uint32_t n_parts, n_groups;
+    uint32_t n_parts, n_groups; /* n_parts: the parts not given back */
+    uint32_t n_ids;      /* the parts as taken: their numbers (part_of_eq,
+                            part_of_var, part_rec) stay when some are given
+                            back */
+    uint32_t *node;      /* by part number: its node among the parts not given
+                            back (in order), UINT32_MAX if given back; NULL:
+                            none was, the number itself */
+    uint32_t *rows, n_rows; /* the rest's rows (in no part), ascending */
+    uint32_t *cols, n_cols; /* the rest's columns, ascending */
     uint32_t *group_of;  /* by row, the rest's rows' groups */
     uint32_t *var_local; /* by column, the rest's */
     uint32_t *var_node;  /* by local column */
@@ -2218,10 +2229,40 @@ typedef struct rest {
     ugraph u;
 } rest;
 
+/* The node of part p (not given back). */
+static inline uint32_t part_node(const rest *t, uint32_t p)
+{
+    return t->node != NULL ? t->node[p] : p;
+}
+
 /* The node of column j's part, or of the rest's row matched to it. */
 static uint32_t node_of_var(const rest *t, const uint32_t *part_of_var, uint32_t j)
 {
-    return part_of_var[j] != UINT32_MAX ? part_of_var[j] : t->var_node[t->var_local[j]];
+    return part_of_var[j] != UINT32_MAX ? part_node(t, part_of_var[j])
+                                        : t->var_node[t->var_local[j]];
+}
+
+/* The indices i < n with a[i] == UINT32_MAX (in no part), ascending, into
+ * out; their number. A run of 32 entries is tested at once (an OR the
+ * compiler makes branch-free): after take_parts most entries are parts'
+ * (the rest: a few dozen rows of 24,000 at N = 2,000). */
+static uint32_t unset_entries(const uint32_t *a, uint32_t n, uint32_t *out)
+{
+    uint32_t m = 0;
+    size_t i = 0; /* size_t: the run is contiguous to the compiler */
+    for (; i + 32 <= n; i += 32) {
+        const uint32_t *b = a + i;
+        uint32_t any = 0;
+        for (size_t q = 0; q < 32; q++)
+            any |= b[q] == UINT32_MAX;
+        for (size_t q = 0; any != 0 && q < 32; q++)
+            if (b[q] == UINT32_MAX)
+                out[m++] = (uint32_t)(i + q);
+    }
+    for (; i < n; i++)
+        if (a[i] == UINT32_MAX)
+            out[m++] = (uint32_t)i;
+    return m;
 }
 
 /* The rest's groups and union graph (as find_blocks: the same checks), and
@@ -2233,15 +2274,14 @@ static bool rest_graph(sa_ctx *c, const sa__within *vm, const uint32_t *part_of_
     const uint32_t n_eq = w->n_eq, n_var = w->n_var; /* locals: the stores below could alias w's */
     const size_t *eq_first = w->eq_first;
     uint32_t *rows = sa__alloc_raw(c, ((size_t)n_eq + 1) * sizeof *rows); /* nr */
-    uint32_t nr = 0, nv = 0, n_never = 0, ng;
-    for (uint32_t i = 0; i < n_eq; i++)
-        if (part_of_eq[i] == UINT32_MAX)
-            rows[nr++] = i;
+    uint32_t nv = 0, n_never = 0, ng;
+    uint32_t nr = unset_entries(part_of_eq, n_eq, rows);
     uint32_t *never = sa__alloc_raw(c, ((size_t)n_var + 1) * sizeof *never); /* n_never */
+    uint32_t *cols = sa__alloc_raw(c, ((size_t)n_var + 1) * sizeof *cols); /* n_cols */
+    uint32_t n_cols = unset_entries(part_of_var, n_var, cols);
     t->var_local = sa__alloc_raw(c, ((size_t)n_var + 1) * sizeof *t->var_local); /* rest's */
-    for (uint32_t j = 0; j < n_var; j++) {
-        if (part_of_var[j] != UINT32_MAX)
-            continue;
+    for (uint32_t a = 0; a < n_cols; a++) {
+        uint32_t j = cols[a];
         bool nj = never_in(vm, w->chi_j[j]);
         if (!nj && !always(vm, w->chi_j[j]))
             return false;
@@ -2249,6 +2289,10 @@ static bool rest_graph(sa_ctx *c, const sa__within *vm, const uint32_t *part_of_
             never[n_never++] = j;
         t->var_local[j] = nv++;
     }
+    t->rows = rows;
+    t->n_rows = nr;
+    t->cols = cols;
+    t->n_cols = n_cols;
     if (!group_rows(c, vm, rows, nr, t->group_of, &ng) || ng + n_never != nv)
         return false;
     t->n_groups = ng;
@@ -2328,22 +2372,25 @@ static void parts_graph(sa_ctx *c, const rest *t, const krec *const *part_rec,
     const size_t *eq_first = w->eq_first;
     const uint32_t *edge_v = w->edge_v;
     const BDD *chi_e = w->chi_e;
-    uint32_t np = t->n_parts, nn = np + t->u.n_rows;
+    uint32_t np = t->n_parts, nn = np + t->u.n_rows, n_ids = t->n_ids;
     size_t *fst = sa__alloc_raw(c, ((size_t)nn + 2) * sizeof *fst); /* [0, nn] */
     uint32_t *out = sa__alloc_raw(c, (w->n_edges + w->n_var + 1) * sizeof *out); /* fst[nn] */
     uint32_t *seen = sa__alloc(c, ((size_t)nn + 1) * sizeof *seen); /* node + 1 */
     size_t n = 0;
-    for (uint32_t p = 0; p < np; p++) { /* a part: its rows' edges not false */
-        const krec *x = part_rec[p];
+    for (uint32_t id = 0; id < n_ids; id++) { /* a part: its rows' edges not false */
+        uint32_t p = part_node(t, id); /* its node */
+        if (p == UINT32_MAX)
+            continue; /* given back */
+        const krec *x = part_rec[id];
         const uint32_t *rows = x->rows, na = x->n_eq; /* locals: the stores could alias */
         fst[p] = n;
         seen[p] = p + 1;
         for (uint32_t a = 0; a < na; a++)
             for (size_t e = eq_first[rows[a]], end = eq_first[rows[a] + 1]; e < end; e++) {
                 uint32_t j = edge_v[e], q = part_of_var[j];
-                if (chi_e[e] == bddfalse || q == p)
+                if (chi_e[e] == bddfalse || q == id)
                     continue;
-                q = q != UINT32_MAX ? q : t->var_node[t->var_local[j]]; /* node_of_var */
+                q = q != UINT32_MAX ? part_node(t, q) : t->var_node[t->var_local[j]];
                 if (seen[q] != p + 1) {
                     seen[q] = p + 1;
                     out[n++] = q;
@@ -2381,40 +2428,53 @@ static void parts_graph(sa_ctx *c, const rest *t, const krec *const *part_rec,
     *to = out;
 }
 
-/* The parts marked in drop (by part, cleared here) given back to the
- * rest, the others renumbered in order. */
-static void drop_parts(rest *t, const krec **part_rec, bool *drop, uint32_t *part_of_eq,
-                       uint32_t *part_of_var)
+/* The parts marked in drop (by part number, cleared here) given back to
+ * the rest: their rows and columns in no part; the others keep their
+ * numbers, and their nodes are renumbered in order (t->node, made here
+ * when first needed: scratch of c). Only the dropped parts' rows and
+ * columns are written (they are near the edit; a renumbering of every
+ * later part's rows and columns was 0.38 M instructions a call). */
+static void drop_parts(sa_ctx *c, rest *t, const krec **part_rec, bool *drop,
+                       uint32_t *part_of_eq, uint32_t *part_of_var)
 {
-    uint32_t kept = 0, n = t->n_parts;
-    while (kept < n && !drop[kept]) /* those before the first dropped keep their numbers */
-        kept++;
-    for (uint32_t p = kept; p < n; p++) {
-        const krec *x = part_rec[p];
-        const uint32_t *rows = x->rows, *vars = x->vars, ne = x->n_eq, nv = x->n_var;
-        uint32_t q = drop[p] ? UINT32_MAX : kept++;
-        for (uint32_t a = 0; a < ne; a++)
-            part_of_eq[rows[a]] = q;
-        for (uint32_t a = 0; a < nv; a++)
-            part_of_var[vars[a]] = q;
-        if (q != UINT32_MAX)
-            part_rec[q] = x;
-        drop[p] = false;
+    uint32_t n_ids = t->n_ids, live = 0;
+    if (t->node == NULL) {
+        t->node = sa__alloc_raw(c, ((size_t)n_ids + 1) * sizeof *t->node);
+        for (uint32_t id = 0; id < n_ids; id++)
+            t->node[id] = id;
     }
-    t->n_parts = kept;
+    uint32_t *node = t->node;
+    for (uint32_t id = 0; id < n_ids; id++) {
+        if (drop[id]) {
+            const krec *x = part_rec[id];
+            const uint32_t *rows = x->rows, *vars = x->vars, ne = x->n_eq, nv = x->n_var;
+            MDAE_ASSERT(node[id] != UINT32_MAX); /* dropped once */
+            for (uint32_t a = 0; a < ne; a++)
+                part_of_eq[rows[a]] = UINT32_MAX;
+            for (uint32_t a = 0; a < nv; a++)
+                part_of_var[vars[a]] = UINT32_MAX;
+            node[id] = UINT32_MAX;
+            drop[id] = false;
+        } else if (node[id] != UINT32_MAX) {
+            node[id] = live++;
+        }
+    }
+    t->n_parts = live;
 }
 
-/* Marks in drop the parts on a cycle of the parts' graph (comp: its nb
- * components; size: scratch, nb zeros); false if none is. */
+/* Marks in drop (by part number) the parts on a cycle of the parts' graph
+ * (comp: its nb components, by node; size: scratch, nb zeros); false if
+ * none is. */
 static bool on_cycles(const rest *t, const uint32_t *comp, uint32_t *size, bool *drop)
 {
     uint32_t nn = t->n_parts + t->u.n_rows;
     bool any = false;
     for (uint32_t p = 0; p < nn; p++)
         size[comp[p]]++;
-    for (uint32_t p = 0; p < t->n_parts; p++) {
-        drop[p] = size[comp[p]] != 1;
-        any |= drop[p];
+    for (uint32_t id = 0; id < t->n_ids; id++) {
+        uint32_t p = part_node(t, id);
+        drop[id] = p != UINT32_MAX && size[comp[p]] != 1;
+        any |= drop[id];
     }
     return any;
 }
@@ -2437,9 +2497,153 @@ static bool next_to_rest(sa_ctx *c, const rest *t, const uint32_t *part_of_var,
     return any;
 }
 
+/* The members of each block, in model order (sa__blocks_solve's counting
+ * sort's arrays: efirst, vfirst by block, at their starts, eqs, vars). */
+typedef struct members {
+    uint32_t *efirst, *vfirst, *eqs, *vars;
+} members;
+
+/* The members of the nb blocks of block_of_eq (UINT32_MAX: a row in no
+ * block) and block_of_var into *m, by a counting sort (temporaries of c;
+ * the sizes in locals: the stores into the counts could alias w's). */
+static void count_members(sa_ctx *c, const uint32_t *block_of_eq, const uint32_t *block_of_var,
+                          uint32_t nb, members *m)
+{
+    const sa_result *w = c->r;
+    const uint32_t n_eq = w->n_eq, n_var = w->n_var;
+    uint32_t *efirst = sa__alloc(c, ((size_t)nb + 2) * sizeof *efirst);
+    uint32_t *vfirst = sa__alloc(c, ((size_t)nb + 2) * sizeof *vfirst);
+    uint32_t *eqs = sa__alloc_raw(c, ((size_t)n_eq + 1) * sizeof *eqs);   /* n_active */
+    uint32_t *vars = sa__alloc_raw(c, ((size_t)n_var + 1) * sizeof *vars); /* n_var */
+    uint32_t n_active = 0;
+    for (uint32_t i = 0; i < n_eq; i++)
+        if (block_of_eq[i] != UINT32_MAX) {
+            efirst[block_of_eq[i] + 2]++;
+            n_active++;
+        }
+    for (uint32_t j = 0; j < n_var; j++)
+        vfirst[block_of_var[j] + 2]++;
+    for (uint32_t b = 0; b < nb; b++) {
+        efirst[b + 2] += efirst[b + 1];
+        vfirst[b + 2] += vfirst[b + 1];
+    }
+    for (uint32_t i = 0; i < n_eq; i++)
+        if (block_of_eq[i] != UINT32_MAX)
+            eqs[efirst[block_of_eq[i] + 1]++] = i;
+    for (uint32_t j = 0; j < n_var; j++)
+        vars[vfirst[block_of_var[j] + 1]++] = j;
+    MDAE_ASSERT(efirst[nb] == n_active && vfirst[nb] == n_var);
+    *m = (members){efirst, vfirst, eqs, vars};
+}
+
+/* placed_members' arrays (block_of_eq, block_of_var, m) against those of a
+ * pass over every row and column from the parts as they were (pe, pv) and
+ * a counting sort (MDAE_ASSERT). */
+static void members_checked(sa_ctx *c, const rest *t, const uint32_t *pe, const uint32_t *pv,
+                            const uint32_t *comp, uint32_t nb, const uint32_t *block_of_eq,
+                            const uint32_t *block_of_var, const members *m)
+{
+    const sa_result *w = c->r;
+    uint32_t *be = sa__alloc_raw(c, ((size_t)w->n_eq + 1) * sizeof *be);
+    uint32_t *bv = sa__alloc_raw(c, ((size_t)w->n_var + 1) * sizeof *bv);
+    for (uint32_t i = 0; i < w->n_eq; i++)
+        be[i] = pe[i] != UINT32_MAX            ? comp[part_node(t, pe[i])]
+                : t->group_of[i] == UINT32_MAX ? UINT32_MAX
+                                               : comp[t->n_parts + t->group_of[i]];
+    for (uint32_t j = 0; j < w->n_var; j++)
+        bv[j] = comp[node_of_var(t, pv, j)];
+    MDAE_ASSERT(memcmp(be, block_of_eq, w->n_eq * sizeof *be) == 0);
+    MDAE_ASSERT(memcmp(bv, block_of_var, w->n_var * sizeof *bv) == 0);
+    members s;
+    count_members(c, be, bv, nb, &s);
+    MDAE_ASSERT(memcmp(s.efirst, m->efirst, ((size_t)nb + 2) * sizeof *s.efirst) == 0);
+    MDAE_ASSERT(memcmp(s.vfirst, m->vfirst, ((size_t)nb + 2) * sizeof *s.vfirst) == 0);
+    MDAE_ASSERT(memcmp(s.eqs, m->eqs, s.efirst[nb] * sizeof *s.eqs) == 0);
+    MDAE_ASSERT(memcmp(s.vars, m->vars, w->n_var * sizeof *s.vars) == 0);
+}
+
+/* The blocks' rows and columns (the placed parts' and the rest's, comp:
+ * the parts' graph's components by node, nb > 1 of them) into block_of_eq
+ * and block_of_var (where part_of_eq and part_of_var were: the same
+ * arrays), and each block's members into *m, as a pass over every row and
+ * column and sa__blocks_solve's counting sort would make them, a part at
+ * a time: each part is a block of its own (on_cycles found none on a
+ * cycle), its rows and columns ascending (a record's are), and the rest's
+ * rows and columns are listed ascending (rest_graph). Under
+ * sa_options.self_check they are made the slow way too and compared. */
+static void placed_members(sa_ctx *c, const rest *t, const krec *const *part_rec,
+                           const uint32_t *comp, uint32_t nb, uint32_t *block_of_eq,
+                           uint32_t *block_of_var, members *m)
+{
+    const sa_result *w = c->r;
+    bool self_check = c->opt != NULL && c->opt->self_check;
+    uint32_t *pe = NULL, *pv = NULL; /* self_check: the parts as they were */
+    if (self_check) {
+        pe = sa__alloc_raw(c, ((size_t)w->n_eq + 1) * sizeof *pe);
+        pv = sa__alloc_raw(c, ((size_t)w->n_var + 1) * sizeof *pv);
+        memcpy(pe, block_of_eq, w->n_eq * sizeof *pe);
+        memcpy(pv, block_of_var, w->n_var * sizeof *pv);
+    }
+    uint32_t *ef = sa__alloc(c, ((size_t)nb + 2) * sizeof *ef); /* counts at b + 2 */
+    uint32_t *vf = sa__alloc(c, ((size_t)nb + 2) * sizeof *vf);
+    uint32_t np = t->n_parts;
+    for (uint32_t id = 0; id < t->n_ids; id++) {
+        uint32_t p = part_node(t, id);
+        if (p == UINT32_MAX)
+            continue;
+        ef[comp[p] + 2] = part_rec[id]->n_eq; /* a block of its own */
+        vf[comp[p] + 2] = part_rec[id]->n_var;
+    }
+    for (uint32_t a = 0; a < t->n_rows; a++) {
+        uint32_t g = t->group_of[t->rows[a]];
+        if (g != UINT32_MAX)
+            ef[comp[np + g] + 2]++;
+    }
+    for (uint32_t a = 0; a < t->n_cols; a++)
+        vf[comp[t->var_node[t->var_local[t->cols[a]]]] + 2]++;
+    for (uint32_t b = 0; b < nb; b++) {
+        ef[b + 2] += ef[b + 1];
+        vf[b + 2] += vf[b + 1];
+    }
+    uint32_t *eqs = sa__alloc_raw(c, ((size_t)w->n_eq + 1) * sizeof *eqs);   /* ef[nb + 1] */
+    uint32_t *vars = sa__alloc_raw(c, ((size_t)w->n_var + 1) * sizeof *vars); /* n_var */
+    for (uint32_t id = 0; id < t->n_ids; id++) {
+        uint32_t p = part_node(t, id);
+        if (p == UINT32_MAX)
+            continue;
+        const krec *x = part_rec[id];
+        uint32_t b = comp[p], e0 = ef[b + 1], v0 = vf[b + 1];
+        for (uint32_t a = 0; a < x->n_eq; a++) {
+            block_of_eq[x->rows[a]] = b;
+            eqs[e0 + a] = x->rows[a];
+        }
+        for (uint32_t a = 0; a < x->n_var; a++) {
+            block_of_var[x->vars[a]] = b;
+            vars[v0 + a] = x->vars[a];
+        }
+        ef[b + 1] = e0 + x->n_eq;
+        vf[b + 1] = v0 + x->n_var;
+    }
+    for (uint32_t a = 0; a < t->n_rows; a++) {
+        uint32_t i = t->rows[a], g = t->group_of[i];
+        block_of_eq[i] = g == UINT32_MAX ? UINT32_MAX : comp[np + g];
+        if (g != UINT32_MAX)
+            eqs[ef[block_of_eq[i] + 1]++] = i;
+    }
+    for (uint32_t a = 0; a < t->n_cols; a++) {
+        uint32_t j = t->cols[a], b = comp[t->var_node[t->var_local[j]]];
+        block_of_var[j] = b;
+        vars[vf[b + 1]++] = j;
+    }
+    MDAE_ASSERT(vf[nb] == w->n_var);
+    *m = (members){ef, vf, eqs, vars};
+    if (self_check)
+        members_checked(c, t, pe, pv, comp, nb, block_of_eq, block_of_var, m);
+}
+
 /* The blocks of c->r's tight graph from the hint's records k (the section
  * above): block_of_eq, block_of_var and *n_blocks as find_blocks writes
- * them, and *rec_of_block (per block: the record it is, or NULL); false if
+ * them, *mem (each block's members, when more than one), and *rec_of_block (per block: the record it is, or NULL); false if
  * the hint's records do not give them (block_of_eq, block_of_var and
  * in_union then hold anything: the caller decomposes afresh), with
  * *unmatched set when the rest has no perfect matching and no edge into a
@@ -2448,7 +2652,8 @@ static bool next_to_rest(sa_ctx *c, const rest *t, const uint32_t *part_of_var,
  * active columns, as many: a perfect matching of the rest's union graph). */
 static bool blocks_from_hint(sa_ctx *c, const sa__kept *k, const uint32_t *order_pos,
                              uint32_t *block_of_eq, uint32_t *block_of_var, bool *in_union,
-                             uint32_t *n_blocks, const krec ***rec_of_block, bool *unmatched)
+                             uint32_t *n_blocks, const krec ***rec_of_block, bool *unmatched,
+                             members *mem)
 {
     const sa_result *w = c->r;
     sa__within vm;
@@ -2458,7 +2663,7 @@ static bool blocks_from_hint(sa_ctx *c, const sa__kept *k, const uint32_t *order
     uint32_t *part_of_eq = block_of_eq, *part_of_var = block_of_var; /* then renumbered */
     rest t = {0};
     t.group_of = sa__alloc_raw(c, ((size_t)w->n_eq + 1) * sizeof *t.group_of); /* scratch */
-    /* Written and read below n_parts only (take_parts, took_again, drop_parts,
+    /* Written and read below the parts taken only (take_parts, took_again, drop_parts,
      * parts_graph, took_keep): not cleared (2 x 192 KB per edit at N = 2,000). */
     const krec **part_rec = sa__alloc_raw(c, ((size_t)w->n_eq + 1) * sizeof *part_rec);
     sa__known *kn = known_for(c, k);
@@ -2487,8 +2692,9 @@ static bool blocks_from_hint(sa_ctx *c, const sa__kept *k, const uint32_t *order
         own->by_edges += kn != NULL ? kn->n_by_edges - by_edges0 : 0;
         own->again += again ? t.n_parts : 0;
     }
+    t.n_ids = t.n_parts; /* none given back yet: t.node NULL */
     uint32_t *comp = NULL, nb = 0;
-    bool *drop = sa__alloc(c, ((size_t)t.n_parts + 1) * sizeof *drop);
+    bool *drop = sa__alloc(c, ((size_t)t.n_ids + 1) * sizeof *drop);
     /* The parts as taken, kept for a later round (took_again) before
      * drop_parts changes them or the call fails (a call that places its
      * blocks with none given back has no later round that would read
@@ -2496,16 +2702,16 @@ static bool blocks_from_hint(sa_ctx *c, const sa__kept *k, const uint32_t *order
     for (int round = 0;; round++) {
         if (t.n_parts == 0 || round > PLACE_ROUNDS ||
             !rest_graph(c, &vm, part_of_eq, part_of_var, &t, in_union)) {
-            took_keep(c, &keep, part_of_eq, part_of_var, part_rec, t.n_parts);
+            took_keep(c, &keep, part_of_eq, part_of_var, part_rec, t.n_ids, t.node == NULL);
             return false;
         }
         if (!rest_matching(c, &t)) {
-            took_keep(c, &keep, part_of_eq, part_of_var, part_rec, t.n_parts);
+            took_keep(c, &keep, part_of_eq, part_of_var, part_rec, t.n_ids, t.node == NULL);
             if (!next_to_rest(c, &t, part_of_var, in_union, drop)) {
                 *unmatched = true; /* no mode has a perfect matching */
                 return false;
             }
-            drop_parts(&t, part_rec, drop, part_of_eq, part_of_var);
+            drop_parts(c, &t, part_rec, drop, part_of_eq, part_of_var);
             continue;
         }
         size_t *first;
@@ -2515,18 +2721,15 @@ static bool blocks_from_hint(sa_ctx *c, const sa__kept *k, const uint32_t *order
         nb = sa__sccs(c, nn, first, to, comp);
         if (!on_cycles(&t, comp, sa__alloc(c, ((size_t)nb + 1) * sizeof(uint32_t)), drop))
             break;
-        took_keep(c, &keep, part_of_eq, part_of_var, part_rec, t.n_parts);
-        drop_parts(&t, part_rec, drop, part_of_eq, part_of_var);
+        took_keep(c, &keep, part_of_eq, part_of_var, part_rec, t.n_ids, t.node == NULL);
+        drop_parts(c, &t, part_rec, drop, part_of_eq, part_of_var);
     }
-    for (uint32_t i = 0; i < w->n_eq; i++)
-        block_of_eq[i] = part_of_eq[i] != UINT32_MAX ? comp[part_of_eq[i]]
-                         : t.group_of[i] == UINT32_MAX ? UINT32_MAX
-                                                       : comp[t.n_parts + t.group_of[i]];
-    for (uint32_t j = 0; j < w->n_var; j++)
-        block_of_var[j] = comp[node_of_var(&t, part_of_var, j)];
+    if (nb > 1)
+        placed_members(c, &t, part_rec, comp, nb, block_of_eq, block_of_var, mem);
     *rec_of_block = sa__alloc(c, ((size_t)nb + 1) * sizeof **rec_of_block);
-    for (uint32_t p = 0; p < t.n_parts; p++)
-        (*rec_of_block)[comp[p]] = part_rec[p];
+    for (uint32_t id = 0; id < t.n_ids; id++)
+        if (part_node(&t, id) != UINT32_MAX)
+            (*rec_of_block)[comp[part_node(&t, id)]] = part_rec[id];
     *n_blocks = nb;
     sa__kept *mine = kept_of(c->r);
     if (mine != NULL && nb > 1) {
@@ -2537,11 +2740,11 @@ static bool blocks_from_hint(sa_ctx *c, const sa__kept *k, const uint32_t *order
 }
 
 /* Whether no block has more than max equations (max 0: no bound), by
- * their counts (block b's: rows[b]). */
-static bool blocks_within(const uint32_t *rows, uint32_t nb, uint32_t max)
+ * their starts (block b's rows: efirst[b] .. efirst[b + 1]). */
+static bool blocks_within(const uint32_t *efirst, uint32_t nb, uint32_t max)
 {
     for (uint32_t b = 0; max > 0 && b < nb; b++)
-        if (rows[b] > max)
+        if (efirst[b + 1] - efirst[b] > max)
             return false;
     return true;
 }
@@ -2630,8 +2833,9 @@ bool sa__blocks_solve(sa_ctx *c, const sa__bround *prev, sa__bsol *out)
     const sa__kept *by_place = kept_by_place(c); /* NULL: by key only */
     const krec **rec_of_block = NULL; /* per block: the hint's record it is */
     bool tried = by_place != NULL && prev == NULL && c->tight_depth > 0, unmatched = false;
+    members mem = {NULL, NULL, NULL, NULL};
     bool placed = tried && blocks_from_hint(c, by_place, s->order_pos, block_of_eq, block_of_var,
-                                            in_union, &nb, &rec_of_block, &unmatched);
+                                            in_union, &nb, &rec_of_block, &unmatched, &mem);
     if (unmatched)
         return false; /* the round covers no mode (find_blocks finds no perfect matching) */
     if (tried && !placed)
@@ -2641,33 +2845,13 @@ bool sa__blocks_solve(sa_ctx *c, const sa__bround *prev, sa__bsol *out)
         if (!find_blocks(c, block_of_eq, block_of_var, in_union, &kind, &nb))
             return false;
     }
-    /* Members of each block, in model order (counting sort; the sizes in
-     * locals: the stores into the counts could alias w's). */
-    const uint32_t n_eq = w->n_eq, n_var = w->n_var;
-    uint32_t *efirst = sa__alloc(c, ((size_t)nb + 2) * sizeof *efirst);
-    uint32_t n_active = 0;
-    for (uint32_t i = 0; i < n_eq; i++)
-        if (block_of_eq[i] != UINT32_MAX) {
-            efirst[block_of_eq[i] + 2]++;
-            n_active++;
-        }
-    if (!blocks_within(&efirst[2], nb, c->max_block_rows))
+    /* Members of each block, in model order (placed: blocks_from_hint's,
+     * made a part at a time). */
+    if (!placed)
+        count_members(c, block_of_eq, block_of_var, nb, &mem);
+    uint32_t *efirst = mem.efirst, *vfirst = mem.vfirst, *eqs = mem.eqs, *vars = mem.vars;
+    if (!blocks_within(efirst, nb, c->max_block_rows))
         return false;
-    uint32_t *vfirst = sa__alloc(c, ((size_t)nb + 2) * sizeof *vfirst);
-    uint32_t *eqs = sa__alloc_raw(c, ((size_t)w->n_eq + 1) * sizeof *eqs);   /* n_active */
-    uint32_t *vars = sa__alloc_raw(c, ((size_t)w->n_var + 1) * sizeof *vars); /* n_var */
-    for (uint32_t j = 0; j < n_var; j++)
-        vfirst[block_of_var[j] + 2]++;
-    for (uint32_t b = 0; b < nb; b++) {
-        efirst[b + 2] += efirst[b + 1];
-        vfirst[b + 2] += vfirst[b + 1];
-    }
-    for (uint32_t i = 0; i < n_eq; i++)
-        if (block_of_eq[i] != UINT32_MAX)
-            eqs[efirst[block_of_eq[i] + 1]++] = i;
-    for (uint32_t j = 0; j < n_var; j++)
-        vars[vfirst[block_of_var[j] + 1]++] = j;
-    MDAE_ASSERT(efirst[nb] == n_active && vfirst[nb] == n_var);
 
     /* In the tight rounds te borrows ("te borrowed in the tight rounds"). */
     bool borrow = c->no_max;
