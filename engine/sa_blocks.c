@@ -2222,6 +2222,11 @@ typedef struct rest {
                             none was, the number itself */
     uint32_t *rows, n_rows; /* the rest's rows (in no part), ascending */
     uint32_t *cols, n_cols; /* the rest's columns, ascending */
+    const size_t *g_first; /* parts_graph's first graph of the call, when no
+                              part had been given back (nodes: part numbers,
+                              then the rest's rows from g_np); NULL else */
+    const uint32_t *g_to;
+    uint32_t g_np;
     uint32_t *group_of;  /* by row, the rest's rows' groups */
     uint32_t *var_local; /* by column, the rest's */
     uint32_t *var_node;  /* by local column */
@@ -2363,7 +2368,17 @@ static bool rest_matching(sa_ctx *c, rest *t)
 /* The graph of the parts and the rest's rows (nodes: parts 0 .. n_parts,
  * then the rest's union-graph rows), in compressed rows into *first and
  * *to, without loops: an edge of a part's row whose tight function is not
- * false, of a rest's row in the union graph (in_union). */
+ * false, of a rest's row in the union graph (in_union).
+ * A later graph of the same call (after parts were given back) takes a
+ * part's successors from the call's first graph (t->g_first, made before
+ * any part was given back: its part nodes are the part numbers) when they
+ * were all parts none of which was given back since: within a call the
+ * tight functions do not change, nor a part not given back (its rows and
+ * columns), so neither do its edges out of it, nor the parts their
+ * columns are in; only those parts' nodes are renumbered (t->node: in
+ * order, so one to one), and the first occurrences, hence the order, are
+ * the same. A part with a successor among the rest's rows or the parts
+ * given back is walked again. */
 static void parts_graph(sa_ctx *c, const rest *t, const krec *const *part_rec,
                         const uint32_t *part_of_var, const bool *in_union, size_t **first,
                         uint32_t **to)
@@ -2377,14 +2392,27 @@ static void parts_graph(sa_ctx *c, const rest *t, const krec *const *part_rec,
     uint32_t *out = sa__alloc_raw(c, (w->n_edges + w->n_var + 1) * sizeof *out); /* fst[nn] */
     uint32_t *seen = sa__alloc(c, ((size_t)nn + 1) * sizeof *seen); /* node + 1 */
     size_t n = 0;
+    const size_t *g_first = t->g_first;
+    const uint32_t *g_to = t->g_to, *node = t->node, g_np = t->g_np;
+    MDAE_ASSERT(g_first == NULL || node != NULL); /* a later graph: parts given back */
     for (uint32_t id = 0; id < n_ids; id++) { /* a part: its rows' edges not false */
         uint32_t p = part_node(t, id); /* its node */
         if (p == UINT32_MAX)
             continue; /* given back */
-        const krec *x = part_rec[id];
-        const uint32_t *rows = x->rows, na = x->n_eq; /* locals: the stores could alias */
         fst[p] = n;
         seen[p] = p + 1;
+        if (g_first != NULL) { /* its successors in the first graph, if all still parts */
+            size_t k = g_first[id], k1 = g_first[id + 1];
+            while (k < k1 && g_to[k] < g_np && node[g_to[k]] != UINT32_MAX)
+                k++;
+            if (k == k1) {
+                for (k = g_first[id]; k < k1; k++)
+                    out[n++] = node[g_to[k]];
+                continue;
+            }
+        }
+        const krec *x = part_rec[id];
+        const uint32_t *rows = x->rows, na = x->n_eq; /* locals: the stores could alias */
         for (uint32_t a = 0; a < na; a++)
             for (size_t e = eq_first[rows[a]], end = eq_first[rows[a] + 1]; e < end; e++) {
                 uint32_t j = edge_v[e], q = part_of_var[j];
@@ -2397,6 +2425,7 @@ static void parts_graph(sa_ctx *c, const rest *t, const krec *const *part_rec,
                 }
             }
     }
+
     for (uint32_t p = np; p < nn; p++) {
         fst[p] = n;
         seen[p] = p + 1;
@@ -2426,6 +2455,22 @@ static void parts_graph(sa_ctx *c, const rest *t, const krec *const *part_rec,
     fst[nn] = n;
     *first = fst;
     *to = out;
+}
+
+/* Under sa_options.self_check: the graph parts_graph made from the edges
+ * it kept (first, to) is the one a walk of every part's rows makes
+ * (MDAE_ASSERT). */
+static void parts_graph_checked(sa_ctx *c, const rest *t, const krec *const *part_rec,
+                                const uint32_t *part_of_var, const bool *in_union,
+                                const size_t *first, const uint32_t *to)
+{
+    rest walked = *t;
+    walked.g_first = NULL;
+    size_t *f2;
+    uint32_t *to2, nn = t->n_parts + t->u.n_rows;
+    parts_graph(c, &walked, part_rec, part_of_var, in_union, &f2, &to2);
+    MDAE_ASSERT(memcmp(f2, first, ((size_t)nn + 1) * sizeof *f2) == 0);
+    MDAE_ASSERT(memcmp(to2, to, first[nn] * sizeof *to2) == 0);
 }
 
 /* The parts marked in drop (by part number, cleared here) given back to
@@ -2716,7 +2761,15 @@ static bool blocks_from_hint(sa_ctx *c, const sa__kept *k, const uint32_t *order
         }
         size_t *first;
         uint32_t *to, nn = t.n_parts + t.u.n_rows;
+        bool reread = t.g_first != NULL; /* from the call's first graph */
         parts_graph(c, &t, part_rec, part_of_var, in_union, &first, &to);
+        if (reread && c->opt != NULL && c->opt->self_check)
+            parts_graph_checked(c, &t, part_rec, part_of_var, in_union, first, to);
+        if (!reread && t.node == NULL) { /* none given back: part nodes are numbers */
+            t.g_first = first;
+            t.g_to = to;
+            t.g_np = t.n_parts;
+        }
         comp = sa__alloc_raw(c, ((size_t)nn + 1) * sizeof *comp); /* sm_sccs */
         nb = sa__sccs(c, nn, first, to, comp);
         if (!on_cycles(&t, comp, sa__alloc(c, ((size_t)nb + 1) * sizeof(uint32_t)), drop))
