@@ -733,6 +733,8 @@ struct sa__kept {
     uint32_t again;      /* records of the hint taken as parts again, as an
                             earlier round took them ("The parts taken
                             again") */
+    uint32_t by_edges;   /* records of the hint checked by their own edges
+                            ("The records' own edges") */
 };
 
 static void krec_unref(krec *x)
@@ -813,7 +815,7 @@ static sa__kept *kept_of(sa_result *top)
             return NULL;
         }
         *k = (sa__kept){sa__layout_epoch(), top->n_eq, rr, NULL, NULL, 0, 0, 0,
-                        SA_BMEMO_MAX_INTS, NULL, 0, 0, 0, 0, 0, NULL, 0, 0};
+                        SA_BMEMO_MAX_INTS, NULL, 0, 0, 0, 0, 0, NULL, 0, 0, 0};
         if ((size_t)top->n_eq * SA_BMEMO_INTS_PER_EQ > k->max_words) /* n_eq < 2^32 */
             k->max_words = (size_t)top->n_eq * SA_BMEMO_INTS_PER_EQ;
         top->kept = k;
@@ -1132,13 +1134,47 @@ static const krec *kept_find_key(sa__kept *k, const sa__bkey *key)
     return NULL;
 }
 
+/* ---- te borrowed in the tight rounds ------------------------------------------
+ * In the tight rounds (c->no_max) sa__blocks_solve's te is not slots but a
+ * temporary array (bddfalse = 0 throughout first) whose entries hold no
+ * reference of their own: each borrows one that lives at least as long as
+ * the array (until the caller releases its slots and temporaries, the
+ * same scope): a record's solution (x->val: the record is referenced by
+ * the hint's kept blocks, which the hint keeps while this analysis runs,
+ * and is never changed), a restricted copy of it (slots of the caller's
+ * scope, not released), prev's te (an earlier round's, released after
+ * this one), or `own` slots the block puts its values in (a block solved,
+ * or taken from a memo: their values die with the block's own marks).
+ * The readers (sa_tight.c's tight_solve, later rounds by prev, pay_owed,
+ * learn_failures) only read te. A BDD is a node number: the same values,
+ * read the same; only the addref / delref pairs per edge are gone (16,000
+ * of each per round at N = 2,000). Under sa_options.self_check
+ * borrowed_checked collects the garbage and asks BuDDy about each entry
+ * (a node freed since would be an error). */
+
+/* te[e] = f: referenced in te (not borrowing), else borrowed, and held in
+ * *own first if own is not NULL. */
+static inline void te_set(BDD *te, bool borrow, size_t e, BDD f, BDD *own)
+{
+    if (!borrow) {
+        sa__put(&te[e], f);
+        return;
+    }
+    if (own != NULL)
+        sa__put(own, f);
+    te[e] = f;
+}
+
 /* A solution kept in more valid modes than ours (or the same), val in
  * `held`, taken into te, tmax (NULL: not wanted; the whole's edges:
  * edges[0 .. ne)), *ok,
  * *sing and *bok as solve_block would; the values taken (restricted to our
- * modes) into *got, slots of the caller's mark, or val itself. */
+ * modes) into *got, slots of the caller's mark, or val itself. With
+ * borrow, te borrows (the section above): held in own[0 .. ne) if own is
+ * not NULL, else the caller keeps *got alive. */
 static void take_solution(sa_ctx *c, const BDD *val, BDD held, const size_t *edges, size_t ne,
-                          BDD *te, BDD *tmax, BDD *ok, BDD *sing, BDD *bok, const BDD **got)
+                          BDD *te, bool borrow, BDD *own, BDD *tmax, BDD *ok, BDD *sing,
+                          BDD *bok, const BDD **got)
 {
     size_t n_val = 2 * ne + 2;
     BDD modes = c->r->chi_m;
@@ -1149,11 +1185,16 @@ static void take_solution(sa_ctx *c, const BDD *val, BDD held, const size_t *edg
             sa__put(&in[a], sa__and(val[a], modes));
         *got = in;
     }
-    for (size_t k = 0; k < ne; k++) {
-        sa__put(&te[edges[k]], (*got)[k]);
-        if (tmax != NULL)
-            sa__put(&tmax[edges[k]], (*got)[ne + k]);
+    if (borrow && own == NULL) {
+        const BDD *g = *got; /* a local: *got could alias te */
+        for (size_t k = 0; k < ne; k++)
+            te[edges[k]] = g[k];
+    } else {
+        for (size_t k = 0; k < ne; k++)
+            te_set(te, borrow, edges[k], (*got)[k], own != NULL ? &own[k] : NULL);
     }
+    for (size_t k = 0; tmax != NULL && k < ne; k++)
+        sa__put(&tmax[edges[k]], (*got)[ne + k]);
     sa__put(ok, sa__and(*ok, (*got)[2 * ne]));
     sa__put(bok, (*got)[2 * ne]);
     sa__put(sing, (*got)[2 * ne + 1]);
@@ -1179,12 +1220,13 @@ typedef struct own_kept {
 /* Block b of c->r as the record x has it (kept_same, or a part that krec_is
  * or its shortcuts found a block of c->r): its solution into te .. bok, and
  * x kept with this result too (ok: the call's own_kept). */
-static void reuse_kept(sa_ctx *c, own_kept *ok_, const krec *x, BDD *te, BDD *tmax, BDD *ok,
-                       BDD *sing, BDD *bok)
+static void reuse_kept(sa_ctx *c, own_kept *ok_, const krec *x, BDD *te, bool borrow, BDD *tmax,
+                       BDD *ok, BDD *sing, BDD *bok)
 {
     size_t mark = sa__mark(c);
     const BDD *got;
-    take_solution(c, x->val, x->modes, x->edges, x->n_edges, te, tmax, ok, sing, bok, &got);
+    take_solution(c, x->val, x->modes, x->edges, x->n_edges, te, borrow, NULL, tmax, ok, sing, bok,
+                  &got);
     if (!ok_->asked || ok_->epoch != sa__layout_epoch()) {
         ok_->k = kept_of(c->r);
         ok_->epoch = sa__layout_epoch();
@@ -1205,7 +1247,7 @@ static void reuse_kept(sa_ctx *c, own_kept *ok_, const krec *x, BDD *te, BDD *tm
             kept_put_new(c, k, y, own);
         }
     }
-    if (got != x->val) /* else take_solution made no slot */
+    if (got != x->val && !borrow) /* else no slot made, or te borrows from them */
         sa__release(c, mark);
 }
 
@@ -1216,7 +1258,7 @@ static void reuse_kept(sa_ctx *c, own_kept *ok_, const krec *x, BDD *te, BDD *tm
  * changed. Kept in more valid modes than ours, it is restricted to ours
  * (sa_memo.c says why that is exact). */
 static bool reuse_block(sa_ctx *c, const sub *s, const sa__bkey *k, bool by_key, BDD *te,
-                        BDD *tmax, BDD *ok, BDD *sing, BDD *bok)
+                        bool borrow, BDD *own, BDD *tmax, BDD *ok, BDD *sing, BDD *bok)
 {
     const sa_result *h = c->opt != NULL ? c->opt->hint : NULL;
     size_t n_val = solution_size(s), ne = s->r.n_edges;
@@ -1235,7 +1277,7 @@ static bool reuse_block(sa_ctx *c, const sub *s, const sa__bkey *k, bool by_key,
     MDAE_ASSERT(v.n_f == n_val);
     size_t mark = sa__mark(c);
     const BDD *got;
-    take_solution(c, v.f, v.modes, s->edge_whole, ne, te, tmax, ok, sing, bok, &got);
+    take_solution(c, v.f, v.modes, s->edge_whole, ne, te, borrow, own, tmax, ok, sing, bok, &got);
     sa__bmemo_add(c, c->bmemo, k,
                   &(sa__mval){got, n_val, NULL, 0, modes, v.modes == modes ? v.entry : NULL});
     kept_record(c, s, k, got, modes);
@@ -1271,9 +1313,10 @@ static void keep_block(sa_ctx *c, const sub *s, const sa__bkey *k, const BDD *te
  * to te (within its ok when it sets *within: its primal's te_within) and a maximum matching of its singular modes to tmax (whole's
  * edges, slots), its nonsingular modes to *ok, and sets *sing to its
  * singular modes and *bok to its nonsingular ones; keeps it in the
- * analysis's memo under key. */
-static void solve_block(sa_ctx *c, sub *s, const sa__bkey *key, BDD *te, BDD *tmax, BDD *ok,
-                        BDD *sing, BDD *bok, bool *within)
+ * analysis's memo under key. With borrow, te borrows (own: as many slots
+ * as the block has edges, the caller's, hold the values). */
+static void solve_block(sa_ctx *c, sub *s, const sa__bkey *key, BDD *te, bool borrow, BDD *own,
+                        BDD *tmax, BDD *ok, BDD *sing, BDD *bok, bool *within)
 {
     sa_result *w = c->r, *r = &s->r;
     size_t mark = sa__mark(c);
@@ -1316,7 +1359,7 @@ static void solve_block(sa_ctx *c, sub *s, const sa__bkey *key, BDD *te, BDD *tm
         sa__put(&tmax[s->edge_whole[k]], local_tmax[k]);
     c->r = w;
     for (size_t k = 0; k < r->n_edges; k++) /* as stored: *within says */
-        sa__put(&te[s->edge_whole[k]], r->te[k]);
+        te_set(te, borrow, s->edge_whole[k], r->te[k], borrow ? &own[k] : NULL);
     sa__put(ok, sa__and(*ok, r->ok));
     sa__put(bok, r->ok);
     sa__put(sing, r->singular);
@@ -1810,7 +1853,7 @@ sa__known *sa__known_new(sa_ctx *c, const BDD *tight, const bool *redo)
                     (w->edge_var == h->edge_var ||
                      memcmp(w->edge_var, h->edge_var, w->n_edges * sizeof *w->edge_var) == 0);
     *kn = (sa__known){w, tight, redo, k, sa__layout_epoch(), n, sa__alloc(c, n + 1),
-                      NULL, same_var, 0, k != NULL ? took_new(c, n) : NULL, false, false};
+                      NULL, same_var, 0, k != NULL ? took_new(c, n) : NULL, false, false, 0};
     return kn;
 }
 
@@ -1894,6 +1937,49 @@ void sa__known_columns(sa_ctx *c, sa__known *kn)
     kn->unlike = unlike;
 }
 
+/* ---- The records' own edges -------------------------------------------------
+ * Why krec_is, asked by take_part of record x of the hint h's kept blocks
+ * (x's own rows and columns, x's columns alone marked p), may walk x's own
+ * edges instead of every edge of x's rows. Its edge loop finds the edges
+ * of x's rows into x's columns (the others are skipped), in row order and
+ * each row's edges in order, and asks that they be x->edges in that order
+ * with x's BDD variables (shape) and x's tight functions and weights. A
+ * record of r->kept is only ever made (kept_record: the block's rows
+ * ascending, its edges those of its rows into its columns in the whole's
+ * order, a sub-result's rows, columns and edges being the whole's between
+ * them, in order; the variables the whole's edge_var) or put there
+ * (reuse_kept: a record krec_is, or a shortcut proven to answer as it
+ * does, found a block of r) so that this holds of r's layout: x->edges
+ * are exactly the edges of x's rows into x's columns in that order, with
+ * r's edge_var in x's shape. A result's layout (eq_first, edge_v,
+ * edge_var) is made once (sa_encode.c). Where our edges are h's
+ * (kept_by_place: sa__same_edges) and so is edge_var (kn->same_var), the
+ * edges the loop finds are x->edges in order with x's variables: what is
+ * left to compare is the tight function and weights of each of x's edges.
+ * krec_sized before and krec_rest after are asked as krec_is asks them,
+ * in the same order (so the same BDD operations run). Under
+ * sa_options.self_check krec_is is asked all the same and must agree
+ * (MDAE_ASSERT). */
+
+/* Whether record x, of kn->k, is a block of ours: krec_is with x's own
+ * rows and columns, by the section's lemma (kn->same_var). */
+static bool krec_is_by_edges(const sa_ctx *c, const krec *x, const uint32_t *order_pos)
+{
+    const sa_result *w = c->r;
+    size_t ws = (size_t)w->w_sigma, stride = 1 + ws;
+    if (!krec_sized(c, x, x->rows, x->n_eq, x->vars, x->n_var))
+        return false;
+    const BDD *f = x->key.funs, *chi_e = w->chi_e, *sigma = w->sigma;
+    for (const size_t *xe = x->edges, *xend = x->edges + x->n_edges; xe < xend; xe++, f += stride) {
+        size_t e = *xe;
+        if (f[0] != chi_e[e])
+            return false;
+        if (ws == 1 ? f[1] != sigma[e] : !same_bdds(&f[1], &sigma[e * ws], ws))
+            return false;
+    }
+    return krec_rest(c, x, x->rows, x->n_eq, x->vars, x->n_var, order_pos);
+}
+
 /* Whether record a (x) of kn->k passes krec_is's edge loop by the
  * section's lemma. */
 static bool bulk_edges(const sa__known *kn, size_t a, const krec *x)
@@ -1923,19 +2009,26 @@ static bool take_part(sa_ctx *c, const sa__within *vm, sa__known *kn, size_t a_r
             return false;
     bool known = known_block(kn, a_rec, x);
     bool bulk = !known && bulk_edges(kn, a_rec, x);
+    bool by_edges = !known && !bulk && kn != NULL && kn->same_var; /* "The records' own edges" */
     bool self_check = c->opt != NULL && c->opt->self_check;
-    bool marked = (!known && !bulk) || self_check; /* krec_is reads x's columns as p */
+    bool marked = (!known && !bulk && !by_edges) || self_check; /* krec_is reads x's columns as p */
     for (uint32_t a = 0; marked && a < x->n_var; a++)
         part_of_var[x->vars[a]] = p;
     bool is = known ||
-              (bulk ? krec_sized(c, x, x->rows, x->n_eq, x->vars, x->n_var) &&
-                          krec_rest_bulk(c, kn, x, order_pos)
-                    : krec_is(c, x, x->rows, x->n_eq, x->vars, x->n_var, part_of_var, p,
-                              order_pos));
+              (bulk       ? krec_sized(c, x, x->rows, x->n_eq, x->vars, x->n_var) &&
+                                krec_rest_bulk(c, kn, x, order_pos)
+               : by_edges ? krec_is_by_edges(c, x, order_pos)
+                          : krec_is(c, x, x->rows, x->n_eq, x->vars, x->n_var, part_of_var, p,
+                                    order_pos));
     if ((known || (bulk && is)) && self_check) /* the lemmas, checked */
         MDAE_ASSERT(krec_is(c, x, x->rows, x->n_eq, x->vars, x->n_var, part_of_var, p, order_pos));
+    if (by_edges && self_check) /* both answers */
+        MDAE_ASSERT(is == krec_is(c, x, x->rows, x->n_eq, x->vars, x->n_var, part_of_var, p,
+                                  order_pos));
     if (bulk && is)
         kn->n_bulk++;
+    if (by_edges)
+        kn->n_by_edges++;
     if (kn != NULL && is)
         kn->is[a_rec] = 1;
     *n_known += known;
@@ -2015,15 +2108,18 @@ static uint32_t take_parts(sa_ctx *c, const sa__within *vm, sa__known *kn, const
     return n;
 }
 
-/* The parts as take_parts left them (n of them) kept in *keep for a later
- * round, if *keep is not NULL; then *keep NULL (kept once). */
+/* The parts as take_parts left them (n of them, as_taken: none given back
+ * yet) kept in *keep for a later round, if *keep is not NULL; then *keep
+ * NULL (kept once). */
 static void took_keep(sa_ctx *c, sa__took **keep, const uint32_t *part_of_eq,
-                      const uint32_t *part_of_var, const krec **part_rec, uint32_t n)
+                      const uint32_t *part_of_var, const krec **part_rec, uint32_t n,
+                      bool as_taken)
 {
     const sa_result *w = c->r;
     sa__took *tk = *keep;
     if (tk == NULL)
         return;
+    MDAE_ASSERT(as_taken); /* kept before the first part is given back */
     *keep = NULL;
     memcpy(tk->part_of_eq, part_of_eq, w->n_eq * sizeof *part_of_eq);
     memcpy(tk->part_of_var, part_of_var, w->n_var * sizeof *part_of_var);
@@ -2099,9 +2195,10 @@ static void took_checked(sa_ctx *c, const sa__within *vm, sa__known *kn, const s
     const krec **rec = sa__alloc_raw(c, ((size_t)w->n_eq + 1) * sizeof *rec);
     memset(eq, 0xff, ((size_t)w->n_eq + 1) * sizeof *eq); /* UINT32_MAX */
     memset(var, 0xff, ((size_t)w->n_var + 1) * sizeof *var);
-    uint32_t n_bulk = kn->n_bulk; /* counted by the call, not the check */
+    uint32_t n_bulk = kn->n_bulk, n_by_edges = kn->n_by_edges; /* the call's, not the check's */
     uint32_t m = take_parts(c, vm, kn, k, eq, var, rec, order_pos, n_known, NULL);
     kn->n_bulk = n_bulk;
+    kn->n_by_edges = n_by_edges;
     MDAE_ASSERT(m == n);
     MDAE_ASSERT(memcmp(eq, part_of_eq, w->n_eq * sizeof *eq) == 0);
     MDAE_ASSERT(memcmp(var, part_of_var, w->n_var * sizeof *var) == 0);
@@ -2116,7 +2213,20 @@ static void took_checked(sa_ctx *c, const sa__within *vm, sa__known *kn, const s
  * var_local) and a perfect matching of it (var_node[local column]: the
  * node of the row matched to it, n_parts + row). */
 typedef struct rest {
-    uint32_t n_parts, n_groups;
+    uint32_t n_parts, n_groups; /* n_parts: the parts not given back */
+    uint32_t n_ids;      /* the parts as taken: their numbers (part_of_eq,
+                            part_of_var, part_rec) stay when some are given
+                            back */
+    uint32_t *node;      /* by part number: its node among the parts not given
+                            back (in order), UINT32_MAX if given back; NULL:
+                            none was, the number itself */
+    uint32_t *rows, n_rows; /* the rest's rows (in no part), ascending */
+    uint32_t *cols, n_cols; /* the rest's columns, ascending */
+    const size_t *g_first; /* parts_graph's first graph of the call, when no
+                              part had been given back (nodes: part numbers,
+                              then the rest's rows from g_np); NULL else */
+    const uint32_t *g_to;
+    uint32_t g_np;
     uint32_t *group_of;  /* by row, the rest's rows' groups */
     uint32_t *var_local; /* by column, the rest's */
     uint32_t *var_node;  /* by local column */
@@ -2124,10 +2234,40 @@ typedef struct rest {
     ugraph u;
 } rest;
 
+/* The node of part p (not given back). */
+static inline uint32_t part_node(const rest *t, uint32_t p)
+{
+    return t->node != NULL ? t->node[p] : p;
+}
+
 /* The node of column j's part, or of the rest's row matched to it. */
 static uint32_t node_of_var(const rest *t, const uint32_t *part_of_var, uint32_t j)
 {
-    return part_of_var[j] != UINT32_MAX ? part_of_var[j] : t->var_node[t->var_local[j]];
+    return part_of_var[j] != UINT32_MAX ? part_node(t, part_of_var[j])
+                                        : t->var_node[t->var_local[j]];
+}
+
+/* The indices i < n with a[i] == UINT32_MAX (in no part), ascending, into
+ * out; their number. A run of 32 entries is tested at once (an OR the
+ * compiler makes branch-free): after take_parts most entries are parts'
+ * (the rest: a few dozen rows of 24,000 at N = 2,000). */
+static uint32_t unset_entries(const uint32_t *a, uint32_t n, uint32_t *out)
+{
+    uint32_t m = 0;
+    size_t i = 0; /* size_t: the run is contiguous to the compiler */
+    for (; i + 32 <= n; i += 32) {
+        const uint32_t *b = a + i;
+        uint32_t any = 0;
+        for (size_t q = 0; q < 32; q++)
+            any |= b[q] == UINT32_MAX;
+        for (size_t q = 0; any != 0 && q < 32; q++)
+            if (b[q] == UINT32_MAX)
+                out[m++] = (uint32_t)(i + q);
+    }
+    for (; i < n; i++)
+        if (a[i] == UINT32_MAX)
+            out[m++] = (uint32_t)i;
+    return m;
 }
 
 /* The rest's groups and union graph (as find_blocks: the same checks), and
@@ -2139,15 +2279,14 @@ static bool rest_graph(sa_ctx *c, const sa__within *vm, const uint32_t *part_of_
     const uint32_t n_eq = w->n_eq, n_var = w->n_var; /* locals: the stores below could alias w's */
     const size_t *eq_first = w->eq_first;
     uint32_t *rows = sa__alloc_raw(c, ((size_t)n_eq + 1) * sizeof *rows); /* nr */
-    uint32_t nr = 0, nv = 0, n_never = 0, ng;
-    for (uint32_t i = 0; i < n_eq; i++)
-        if (part_of_eq[i] == UINT32_MAX)
-            rows[nr++] = i;
+    uint32_t nv = 0, n_never = 0, ng;
+    uint32_t nr = unset_entries(part_of_eq, n_eq, rows);
     uint32_t *never = sa__alloc_raw(c, ((size_t)n_var + 1) * sizeof *never); /* n_never */
+    uint32_t *cols = sa__alloc_raw(c, ((size_t)n_var + 1) * sizeof *cols); /* n_cols */
+    uint32_t n_cols = unset_entries(part_of_var, n_var, cols);
     t->var_local = sa__alloc_raw(c, ((size_t)n_var + 1) * sizeof *t->var_local); /* rest's */
-    for (uint32_t j = 0; j < n_var; j++) {
-        if (part_of_var[j] != UINT32_MAX)
-            continue;
+    for (uint32_t a = 0; a < n_cols; a++) {
+        uint32_t j = cols[a];
         bool nj = never_in(vm, w->chi_j[j]);
         if (!nj && !always(vm, w->chi_j[j]))
             return false;
@@ -2155,6 +2294,10 @@ static bool rest_graph(sa_ctx *c, const sa__within *vm, const uint32_t *part_of_
             never[n_never++] = j;
         t->var_local[j] = nv++;
     }
+    t->rows = rows;
+    t->n_rows = nr;
+    t->cols = cols;
+    t->n_cols = n_cols;
     if (!group_rows(c, vm, rows, nr, t->group_of, &ng) || ng + n_never != nv)
         return false;
     t->n_groups = ng;
@@ -2225,7 +2368,17 @@ static bool rest_matching(sa_ctx *c, rest *t)
 /* The graph of the parts and the rest's rows (nodes: parts 0 .. n_parts,
  * then the rest's union-graph rows), in compressed rows into *first and
  * *to, without loops: an edge of a part's row whose tight function is not
- * false, of a rest's row in the union graph (in_union). */
+ * false, of a rest's row in the union graph (in_union).
+ * A later graph of the same call (after parts were given back) takes a
+ * part's successors from the call's first graph (t->g_first, made before
+ * any part was given back: its part nodes are the part numbers) when they
+ * were all parts none of which was given back since: within a call the
+ * tight functions do not change, nor a part not given back (its rows and
+ * columns), so neither do its edges out of it, nor the parts their
+ * columns are in; only those parts' nodes are renumbered (t->node: in
+ * order, so one to one), and the first occurrences, hence the order, are
+ * the same. A part with a successor among the rest's rows or the parts
+ * given back is walked again. */
 static void parts_graph(sa_ctx *c, const rest *t, const krec *const *part_rec,
                         const uint32_t *part_of_var, const bool *in_union, size_t **first,
                         uint32_t **to)
@@ -2234,28 +2387,45 @@ static void parts_graph(sa_ctx *c, const rest *t, const krec *const *part_rec,
     const size_t *eq_first = w->eq_first;
     const uint32_t *edge_v = w->edge_v;
     const BDD *chi_e = w->chi_e;
-    uint32_t np = t->n_parts, nn = np + t->u.n_rows;
+    uint32_t np = t->n_parts, nn = np + t->u.n_rows, n_ids = t->n_ids;
     size_t *fst = sa__alloc_raw(c, ((size_t)nn + 2) * sizeof *fst); /* [0, nn] */
     uint32_t *out = sa__alloc_raw(c, (w->n_edges + w->n_var + 1) * sizeof *out); /* fst[nn] */
     uint32_t *seen = sa__alloc(c, ((size_t)nn + 1) * sizeof *seen); /* node + 1 */
     size_t n = 0;
-    for (uint32_t p = 0; p < np; p++) { /* a part: its rows' edges not false */
-        const krec *x = part_rec[p];
-        const uint32_t *rows = x->rows, na = x->n_eq; /* locals: the stores could alias */
+    const size_t *g_first = t->g_first;
+    const uint32_t *g_to = t->g_to, *node = t->node, g_np = t->g_np;
+    MDAE_ASSERT(g_first == NULL || node != NULL); /* a later graph: parts given back */
+    for (uint32_t id = 0; id < n_ids; id++) { /* a part: its rows' edges not false */
+        uint32_t p = part_node(t, id); /* its node */
+        if (p == UINT32_MAX)
+            continue; /* given back */
         fst[p] = n;
         seen[p] = p + 1;
+        if (g_first != NULL) { /* its successors in the first graph, if all still parts */
+            size_t k = g_first[id], k1 = g_first[id + 1];
+            while (k < k1 && g_to[k] < g_np && node[g_to[k]] != UINT32_MAX)
+                k++;
+            if (k == k1) {
+                for (k = g_first[id]; k < k1; k++)
+                    out[n++] = node[g_to[k]];
+                continue;
+            }
+        }
+        const krec *x = part_rec[id];
+        const uint32_t *rows = x->rows, na = x->n_eq; /* locals: the stores could alias */
         for (uint32_t a = 0; a < na; a++)
             for (size_t e = eq_first[rows[a]], end = eq_first[rows[a] + 1]; e < end; e++) {
                 uint32_t j = edge_v[e], q = part_of_var[j];
-                if (chi_e[e] == bddfalse || q == p)
+                if (chi_e[e] == bddfalse || q == id)
                     continue;
-                q = q != UINT32_MAX ? q : t->var_node[t->var_local[j]]; /* node_of_var */
+                q = q != UINT32_MAX ? part_node(t, q) : t->var_node[t->var_local[j]];
                 if (seen[q] != p + 1) {
                     seen[q] = p + 1;
                     out[n++] = q;
                 }
             }
     }
+
     for (uint32_t p = np; p < nn; p++) {
         fst[p] = n;
         seen[p] = p + 1;
@@ -2287,40 +2457,69 @@ static void parts_graph(sa_ctx *c, const rest *t, const krec *const *part_rec,
     *to = out;
 }
 
-/* The parts marked in drop (by part, cleared here) given back to the
- * rest, the others renumbered in order. */
-static void drop_parts(rest *t, const krec **part_rec, bool *drop, uint32_t *part_of_eq,
-                       uint32_t *part_of_var)
+/* Under sa_options.self_check: the graph parts_graph made from the edges
+ * it kept (first, to) is the one a walk of every part's rows makes
+ * (MDAE_ASSERT). */
+static void parts_graph_checked(sa_ctx *c, const rest *t, const krec *const *part_rec,
+                                const uint32_t *part_of_var, const bool *in_union,
+                                const size_t *first, const uint32_t *to)
 {
-    uint32_t kept = 0, n = t->n_parts;
-    while (kept < n && !drop[kept]) /* those before the first dropped keep their numbers */
-        kept++;
-    for (uint32_t p = kept; p < n; p++) {
-        const krec *x = part_rec[p];
-        const uint32_t *rows = x->rows, *vars = x->vars, ne = x->n_eq, nv = x->n_var;
-        uint32_t q = drop[p] ? UINT32_MAX : kept++;
-        for (uint32_t a = 0; a < ne; a++)
-            part_of_eq[rows[a]] = q;
-        for (uint32_t a = 0; a < nv; a++)
-            part_of_var[vars[a]] = q;
-        if (q != UINT32_MAX)
-            part_rec[q] = x;
-        drop[p] = false;
-    }
-    t->n_parts = kept;
+    rest walked = *t;
+    walked.g_first = NULL;
+    size_t *f2;
+    uint32_t *to2, nn = t->n_parts + t->u.n_rows;
+    parts_graph(c, &walked, part_rec, part_of_var, in_union, &f2, &to2);
+    MDAE_ASSERT(memcmp(f2, first, ((size_t)nn + 1) * sizeof *f2) == 0);
+    MDAE_ASSERT(memcmp(to2, to, first[nn] * sizeof *to2) == 0);
 }
 
-/* Marks in drop the parts on a cycle of the parts' graph (comp: its nb
- * components; size: scratch, nb zeros); false if none is. */
+/* The parts marked in drop (by part number, cleared here) given back to
+ * the rest: their rows and columns in no part; the others keep their
+ * numbers, and their nodes are renumbered in order (t->node, made here
+ * when first needed: scratch of c). Only the dropped parts' rows and
+ * columns are written (they are near the edit; a renumbering of every
+ * later part's rows and columns was 0.38 M instructions a call). */
+static void drop_parts(sa_ctx *c, rest *t, const krec **part_rec, bool *drop,
+                       uint32_t *part_of_eq, uint32_t *part_of_var)
+{
+    uint32_t n_ids = t->n_ids, live = 0;
+    if (t->node == NULL) {
+        t->node = sa__alloc_raw(c, ((size_t)n_ids + 1) * sizeof *t->node);
+        for (uint32_t id = 0; id < n_ids; id++)
+            t->node[id] = id;
+    }
+    uint32_t *node = t->node;
+    for (uint32_t id = 0; id < n_ids; id++) {
+        if (drop[id]) {
+            const krec *x = part_rec[id];
+            const uint32_t *rows = x->rows, *vars = x->vars, ne = x->n_eq, nv = x->n_var;
+            MDAE_ASSERT(node[id] != UINT32_MAX); /* dropped once */
+            for (uint32_t a = 0; a < ne; a++)
+                part_of_eq[rows[a]] = UINT32_MAX;
+            for (uint32_t a = 0; a < nv; a++)
+                part_of_var[vars[a]] = UINT32_MAX;
+            node[id] = UINT32_MAX;
+            drop[id] = false;
+        } else if (node[id] != UINT32_MAX) {
+            node[id] = live++;
+        }
+    }
+    t->n_parts = live;
+}
+
+/* Marks in drop (by part number) the parts on a cycle of the parts' graph
+ * (comp: its nb components, by node; size: scratch, nb zeros); false if
+ * none is. */
 static bool on_cycles(const rest *t, const uint32_t *comp, uint32_t *size, bool *drop)
 {
     uint32_t nn = t->n_parts + t->u.n_rows;
     bool any = false;
     for (uint32_t p = 0; p < nn; p++)
         size[comp[p]]++;
-    for (uint32_t p = 0; p < t->n_parts; p++) {
-        drop[p] = size[comp[p]] != 1;
-        any |= drop[p];
+    for (uint32_t id = 0; id < t->n_ids; id++) {
+        uint32_t p = part_node(t, id);
+        drop[id] = p != UINT32_MAX && size[comp[p]] != 1;
+        any |= drop[id];
     }
     return any;
 }
@@ -2343,9 +2542,153 @@ static bool next_to_rest(sa_ctx *c, const rest *t, const uint32_t *part_of_var,
     return any;
 }
 
+/* The members of each block, in model order (sa__blocks_solve's counting
+ * sort's arrays: efirst, vfirst by block, at their starts, eqs, vars). */
+typedef struct members {
+    uint32_t *efirst, *vfirst, *eqs, *vars;
+} members;
+
+/* The members of the nb blocks of block_of_eq (UINT32_MAX: a row in no
+ * block) and block_of_var into *m, by a counting sort (temporaries of c;
+ * the sizes in locals: the stores into the counts could alias w's). */
+static void count_members(sa_ctx *c, const uint32_t *block_of_eq, const uint32_t *block_of_var,
+                          uint32_t nb, members *m)
+{
+    const sa_result *w = c->r;
+    const uint32_t n_eq = w->n_eq, n_var = w->n_var;
+    uint32_t *efirst = sa__alloc(c, ((size_t)nb + 2) * sizeof *efirst);
+    uint32_t *vfirst = sa__alloc(c, ((size_t)nb + 2) * sizeof *vfirst);
+    uint32_t *eqs = sa__alloc_raw(c, ((size_t)n_eq + 1) * sizeof *eqs);   /* n_active */
+    uint32_t *vars = sa__alloc_raw(c, ((size_t)n_var + 1) * sizeof *vars); /* n_var */
+    uint32_t n_active = 0;
+    for (uint32_t i = 0; i < n_eq; i++)
+        if (block_of_eq[i] != UINT32_MAX) {
+            efirst[block_of_eq[i] + 2]++;
+            n_active++;
+        }
+    for (uint32_t j = 0; j < n_var; j++)
+        vfirst[block_of_var[j] + 2]++;
+    for (uint32_t b = 0; b < nb; b++) {
+        efirst[b + 2] += efirst[b + 1];
+        vfirst[b + 2] += vfirst[b + 1];
+    }
+    for (uint32_t i = 0; i < n_eq; i++)
+        if (block_of_eq[i] != UINT32_MAX)
+            eqs[efirst[block_of_eq[i] + 1]++] = i;
+    for (uint32_t j = 0; j < n_var; j++)
+        vars[vfirst[block_of_var[j] + 1]++] = j;
+    MDAE_ASSERT(efirst[nb] == n_active && vfirst[nb] == n_var);
+    *m = (members){efirst, vfirst, eqs, vars};
+}
+
+/* placed_members' arrays (block_of_eq, block_of_var, m) against those of a
+ * pass over every row and column from the parts as they were (pe, pv) and
+ * a counting sort (MDAE_ASSERT). */
+static void members_checked(sa_ctx *c, const rest *t, const uint32_t *pe, const uint32_t *pv,
+                            const uint32_t *comp, uint32_t nb, const uint32_t *block_of_eq,
+                            const uint32_t *block_of_var, const members *m)
+{
+    const sa_result *w = c->r;
+    uint32_t *be = sa__alloc_raw(c, ((size_t)w->n_eq + 1) * sizeof *be);
+    uint32_t *bv = sa__alloc_raw(c, ((size_t)w->n_var + 1) * sizeof *bv);
+    for (uint32_t i = 0; i < w->n_eq; i++)
+        be[i] = pe[i] != UINT32_MAX            ? comp[part_node(t, pe[i])]
+                : t->group_of[i] == UINT32_MAX ? UINT32_MAX
+                                               : comp[t->n_parts + t->group_of[i]];
+    for (uint32_t j = 0; j < w->n_var; j++)
+        bv[j] = comp[node_of_var(t, pv, j)];
+    MDAE_ASSERT(memcmp(be, block_of_eq, w->n_eq * sizeof *be) == 0);
+    MDAE_ASSERT(memcmp(bv, block_of_var, w->n_var * sizeof *bv) == 0);
+    members s;
+    count_members(c, be, bv, nb, &s);
+    MDAE_ASSERT(memcmp(s.efirst, m->efirst, ((size_t)nb + 2) * sizeof *s.efirst) == 0);
+    MDAE_ASSERT(memcmp(s.vfirst, m->vfirst, ((size_t)nb + 2) * sizeof *s.vfirst) == 0);
+    MDAE_ASSERT(memcmp(s.eqs, m->eqs, s.efirst[nb] * sizeof *s.eqs) == 0);
+    MDAE_ASSERT(memcmp(s.vars, m->vars, w->n_var * sizeof *s.vars) == 0);
+}
+
+/* The blocks' rows and columns (the placed parts' and the rest's, comp:
+ * the parts' graph's components by node, nb > 1 of them) into block_of_eq
+ * and block_of_var (where part_of_eq and part_of_var were: the same
+ * arrays), and each block's members into *m, as a pass over every row and
+ * column and sa__blocks_solve's counting sort would make them, a part at
+ * a time: each part is a block of its own (on_cycles found none on a
+ * cycle), its rows and columns ascending (a record's are), and the rest's
+ * rows and columns are listed ascending (rest_graph). Under
+ * sa_options.self_check they are made the slow way too and compared. */
+static void placed_members(sa_ctx *c, const rest *t, const krec *const *part_rec,
+                           const uint32_t *comp, uint32_t nb, uint32_t *block_of_eq,
+                           uint32_t *block_of_var, members *m)
+{
+    const sa_result *w = c->r;
+    bool self_check = c->opt != NULL && c->opt->self_check;
+    uint32_t *pe = NULL, *pv = NULL; /* self_check: the parts as they were */
+    if (self_check) {
+        pe = sa__alloc_raw(c, ((size_t)w->n_eq + 1) * sizeof *pe);
+        pv = sa__alloc_raw(c, ((size_t)w->n_var + 1) * sizeof *pv);
+        memcpy(pe, block_of_eq, w->n_eq * sizeof *pe);
+        memcpy(pv, block_of_var, w->n_var * sizeof *pv);
+    }
+    uint32_t *ef = sa__alloc(c, ((size_t)nb + 2) * sizeof *ef); /* counts at b + 2 */
+    uint32_t *vf = sa__alloc(c, ((size_t)nb + 2) * sizeof *vf);
+    uint32_t np = t->n_parts;
+    for (uint32_t id = 0; id < t->n_ids; id++) {
+        uint32_t p = part_node(t, id);
+        if (p == UINT32_MAX)
+            continue;
+        ef[comp[p] + 2] = part_rec[id]->n_eq; /* a block of its own */
+        vf[comp[p] + 2] = part_rec[id]->n_var;
+    }
+    for (uint32_t a = 0; a < t->n_rows; a++) {
+        uint32_t g = t->group_of[t->rows[a]];
+        if (g != UINT32_MAX)
+            ef[comp[np + g] + 2]++;
+    }
+    for (uint32_t a = 0; a < t->n_cols; a++)
+        vf[comp[t->var_node[t->var_local[t->cols[a]]]] + 2]++;
+    for (uint32_t b = 0; b < nb; b++) {
+        ef[b + 2] += ef[b + 1];
+        vf[b + 2] += vf[b + 1];
+    }
+    uint32_t *eqs = sa__alloc_raw(c, ((size_t)w->n_eq + 1) * sizeof *eqs);   /* ef[nb + 1] */
+    uint32_t *vars = sa__alloc_raw(c, ((size_t)w->n_var + 1) * sizeof *vars); /* n_var */
+    for (uint32_t id = 0; id < t->n_ids; id++) {
+        uint32_t p = part_node(t, id);
+        if (p == UINT32_MAX)
+            continue;
+        const krec *x = part_rec[id];
+        uint32_t b = comp[p], e0 = ef[b + 1], v0 = vf[b + 1];
+        for (uint32_t a = 0; a < x->n_eq; a++) {
+            block_of_eq[x->rows[a]] = b;
+            eqs[e0 + a] = x->rows[a];
+        }
+        for (uint32_t a = 0; a < x->n_var; a++) {
+            block_of_var[x->vars[a]] = b;
+            vars[v0 + a] = x->vars[a];
+        }
+        ef[b + 1] = e0 + x->n_eq;
+        vf[b + 1] = v0 + x->n_var;
+    }
+    for (uint32_t a = 0; a < t->n_rows; a++) {
+        uint32_t i = t->rows[a], g = t->group_of[i];
+        block_of_eq[i] = g == UINT32_MAX ? UINT32_MAX : comp[np + g];
+        if (g != UINT32_MAX)
+            eqs[ef[block_of_eq[i] + 1]++] = i;
+    }
+    for (uint32_t a = 0; a < t->n_cols; a++) {
+        uint32_t j = t->cols[a], b = comp[t->var_node[t->var_local[j]]];
+        block_of_var[j] = b;
+        vars[vf[b + 1]++] = j;
+    }
+    MDAE_ASSERT(vf[nb] == w->n_var);
+    *m = (members){ef, vf, eqs, vars};
+    if (self_check)
+        members_checked(c, t, pe, pv, comp, nb, block_of_eq, block_of_var, m);
+}
+
 /* The blocks of c->r's tight graph from the hint's records k (the section
  * above): block_of_eq, block_of_var and *n_blocks as find_blocks writes
- * them, and *rec_of_block (per block: the record it is, or NULL); false if
+ * them, *mem (each block's members, when more than one), and *rec_of_block (per block: the record it is, or NULL); false if
  * the hint's records do not give them (block_of_eq, block_of_var and
  * in_union then hold anything: the caller decomposes afresh), with
  * *unmatched set when the rest has no perfect matching and no edge into a
@@ -2354,7 +2697,8 @@ static bool next_to_rest(sa_ctx *c, const rest *t, const uint32_t *part_of_var,
  * active columns, as many: a perfect matching of the rest's union graph). */
 static bool blocks_from_hint(sa_ctx *c, const sa__kept *k, const uint32_t *order_pos,
                              uint32_t *block_of_eq, uint32_t *block_of_var, bool *in_union,
-                             uint32_t *n_blocks, const krec ***rec_of_block, bool *unmatched)
+                             uint32_t *n_blocks, const krec ***rec_of_block, bool *unmatched,
+                             members *mem)
 {
     const sa_result *w = c->r;
     sa__within vm;
@@ -2364,11 +2708,12 @@ static bool blocks_from_hint(sa_ctx *c, const sa__kept *k, const uint32_t *order
     uint32_t *part_of_eq = block_of_eq, *part_of_var = block_of_var; /* then renumbered */
     rest t = {0};
     t.group_of = sa__alloc_raw(c, ((size_t)w->n_eq + 1) * sizeof *t.group_of); /* scratch */
-    /* Written and read below n_parts only (take_parts, took_again, drop_parts,
+    /* Written and read below the parts taken only (take_parts, took_again, drop_parts,
      * parts_graph, took_keep): not cleared (2 x 192 KB per edit at N = 2,000). */
     const krec **part_rec = sa__alloc_raw(c, ((size_t)w->n_eq + 1) * sizeof *part_rec);
     sa__known *kn = known_for(c, k);
     uint32_t n_known = 0, bulk0 = kn != NULL ? kn->n_bulk : 0;
+    uint32_t by_edges0 = kn != NULL ? kn->n_by_edges : 0;
     bool again = took_again(c, &vm, kn, part_of_eq, part_of_var, part_rec, &t.n_parts, order_pos);
     if (again && c->opt->self_check) /* took_again holds only with kn, of c->opt */
         took_checked(c, &vm, kn, k, part_of_eq, part_of_var, part_rec, t.n_parts, order_pos,
@@ -2389,10 +2734,12 @@ static bool blocks_from_hint(sa_ctx *c, const sa__kept *k, const uint32_t *order
     if (own != NULL) {
         own->known += n_known;
         own->bulk += kn != NULL ? kn->n_bulk - bulk0 : 0;
+        own->by_edges += kn != NULL ? kn->n_by_edges - by_edges0 : 0;
         own->again += again ? t.n_parts : 0;
     }
+    t.n_ids = t.n_parts; /* none given back yet: t.node NULL */
     uint32_t *comp = NULL, nb = 0;
-    bool *drop = sa__alloc(c, ((size_t)t.n_parts + 1) * sizeof *drop);
+    bool *drop = sa__alloc(c, ((size_t)t.n_ids + 1) * sizeof *drop);
     /* The parts as taken, kept for a later round (took_again) before
      * drop_parts changes them or the call fails (a call that places its
      * blocks with none given back has no later round that would read
@@ -2400,37 +2747,42 @@ static bool blocks_from_hint(sa_ctx *c, const sa__kept *k, const uint32_t *order
     for (int round = 0;; round++) {
         if (t.n_parts == 0 || round > PLACE_ROUNDS ||
             !rest_graph(c, &vm, part_of_eq, part_of_var, &t, in_union)) {
-            took_keep(c, &keep, part_of_eq, part_of_var, part_rec, t.n_parts);
+            took_keep(c, &keep, part_of_eq, part_of_var, part_rec, t.n_ids, t.node == NULL);
             return false;
         }
         if (!rest_matching(c, &t)) {
-            took_keep(c, &keep, part_of_eq, part_of_var, part_rec, t.n_parts);
+            took_keep(c, &keep, part_of_eq, part_of_var, part_rec, t.n_ids, t.node == NULL);
             if (!next_to_rest(c, &t, part_of_var, in_union, drop)) {
                 *unmatched = true; /* no mode has a perfect matching */
                 return false;
             }
-            drop_parts(&t, part_rec, drop, part_of_eq, part_of_var);
+            drop_parts(c, &t, part_rec, drop, part_of_eq, part_of_var);
             continue;
         }
         size_t *first;
         uint32_t *to, nn = t.n_parts + t.u.n_rows;
+        bool reread = t.g_first != NULL; /* from the call's first graph */
         parts_graph(c, &t, part_rec, part_of_var, in_union, &first, &to);
+        if (reread && c->opt != NULL && c->opt->self_check)
+            parts_graph_checked(c, &t, part_rec, part_of_var, in_union, first, to);
+        if (!reread && t.node == NULL) { /* none given back: part nodes are numbers */
+            t.g_first = first;
+            t.g_to = to;
+            t.g_np = t.n_parts;
+        }
         comp = sa__alloc_raw(c, ((size_t)nn + 1) * sizeof *comp); /* sm_sccs */
         nb = sa__sccs(c, nn, first, to, comp);
         if (!on_cycles(&t, comp, sa__alloc(c, ((size_t)nb + 1) * sizeof(uint32_t)), drop))
             break;
-        took_keep(c, &keep, part_of_eq, part_of_var, part_rec, t.n_parts);
-        drop_parts(&t, part_rec, drop, part_of_eq, part_of_var);
+        took_keep(c, &keep, part_of_eq, part_of_var, part_rec, t.n_ids, t.node == NULL);
+        drop_parts(c, &t, part_rec, drop, part_of_eq, part_of_var);
     }
-    for (uint32_t i = 0; i < w->n_eq; i++)
-        block_of_eq[i] = part_of_eq[i] != UINT32_MAX ? comp[part_of_eq[i]]
-                         : t.group_of[i] == UINT32_MAX ? UINT32_MAX
-                                                       : comp[t.n_parts + t.group_of[i]];
-    for (uint32_t j = 0; j < w->n_var; j++)
-        block_of_var[j] = comp[node_of_var(&t, part_of_var, j)];
+    if (nb > 1)
+        placed_members(c, &t, part_rec, comp, nb, block_of_eq, block_of_var, mem);
     *rec_of_block = sa__alloc(c, ((size_t)nb + 1) * sizeof **rec_of_block);
-    for (uint32_t p = 0; p < t.n_parts; p++)
-        (*rec_of_block)[comp[p]] = part_rec[p];
+    for (uint32_t id = 0; id < t.n_ids; id++)
+        if (part_node(&t, id) != UINT32_MAX)
+            (*rec_of_block)[comp[part_node(&t, id)]] = part_rec[id];
     *n_blocks = nb;
     sa__kept *mine = kept_of(c->r);
     if (mine != NULL && nb > 1) {
@@ -2441,11 +2793,11 @@ static bool blocks_from_hint(sa_ctx *c, const sa__kept *k, const uint32_t *order
 }
 
 /* Whether no block has more than max equations (max 0: no bound), by
- * their counts (block b's: rows[b]). */
-static bool blocks_within(const uint32_t *rows, uint32_t nb, uint32_t max)
+ * their starts (block b's rows: efirst[b] .. efirst[b + 1]). */
+static bool blocks_within(const uint32_t *efirst, uint32_t nb, uint32_t max)
 {
     for (uint32_t b = 0; max > 0 && b < nb; b++)
-        if (rows[b] > max)
+        if (efirst[b + 1] - efirst[b] > max)
             return false;
     return true;
 }
@@ -2453,11 +2805,12 @@ static bool blocks_within(const uint32_t *rows, uint32_t nb, uint32_t max)
 /* Block b (its equations eqs[0 .. ne), variables vars[0 .. nv)) as an
  * earlier round of the same analysis solved it (prev): the same equations
  * and variables, no column of it redone, so the same tight edges, key and
- * solution, read in the current modes: its chosen edges into te, its
- * nonsingular modes into *ok and *bok; true. Else false, nothing written. */
+ * solution, read in the current modes: its chosen edges into te (with
+ * borrow: prev's entries borrowed), its nonsingular modes into *ok and
+ * *bok; true. Else false, nothing written. */
 static bool from_round(sa_ctx *c, const sa__bround *prev, const uint32_t *eqs, uint32_t ne,
                        const uint32_t *vars, uint32_t nv, const uint32_t *block_of_var,
-                       uint32_t b, BDD *te, BDD *ok, BDD *bok)
+                       uint32_t b, BDD *te, bool borrow, BDD *ok, BDD *bok)
 {
     const sa_result *w = c->r;
     const sa__bsol *p = prev->b;
@@ -2474,10 +2827,49 @@ static bool from_round(sa_ctx *c, const sa__bround *prev, const uint32_t *eqs, u
     for (uint32_t a = 0; a < ne; a++)
         for (size_t e = w->eq_first[eqs[a]]; e < w->eq_first[eqs[a] + 1]; e++)
             if (block_of_var[w->edge_v[e]] == b)
-                sa__put(&te[e], p->te[e]);
+                te_set(te, borrow, e, p->te[e], NULL); /* prev outlives te */
     sa__put(ok, sa__and(*ok, p->bok[pb]));
     sa__put(bok, p->bok[pb]);
     return true;
+}
+
+/* n BDDs, each bddfalse, temporaries of c (no references: te borrowed).
+ * Cleared a run of 32 at a time in stores the compiler makes, not by
+ * memset: glibc's clears a large array by `rep stosb`, which valgrind counts
+ * byte by byte (272 KB per round at N = 2,000). */
+static BDD *false_bdds(sa_ctx *c, size_t n)
+{
+    BDD *a = sa__alloc_raw(c, n * sizeof *a);
+    size_t k = 0;
+    for (; k + 32 <= n; k += 32)
+        for (size_t q = 0; q < 32; q++)
+            a[k + q] = bddfalse;
+    for (; k < n; k++)
+        a[k] = bddfalse;
+    return a;
+}
+
+/* Slots for the values of the edges of the rows eqs[0 .. ne) (a block's
+ * edges are some of them), in the caller's scope: a block's own, where te
+ * borrows. */
+static BDD *row_edge_slots(sa_ctx *c, const uint32_t *eqs, uint32_t ne)
+{
+    const sa_result *w = c->r;
+    size_t n = 0;
+    for (uint32_t a = 0; a < ne; a++)
+        n += w->eq_first[eqs[a] + 1] - w->eq_first[eqs[a]];
+    return sa__slots(c, n + 1);
+}
+
+/* Under sa_options.self_check: the garbage collected, each node te
+ * borrows is still one (BuDDy reports a freed node as an error: a
+ * borrowed value whose reference went). */
+static void borrowed_checked(const sa_result *w, const BDD *te)
+{
+    bdd_gbc();
+    for (size_t e = 0; e < w->n_edges; e++)
+        if (te[e] >= 2)
+            MDAE_ASSERT(bdd_var(te[e]) >= 0 && bdd_low(te[e]) >= 0);
 }
 
 bool sa__blocks_solve(sa_ctx *c, const sa__bround *prev, sa__bsol *out)
@@ -2494,8 +2886,9 @@ bool sa__blocks_solve(sa_ctx *c, const sa__bround *prev, sa__bsol *out)
     const sa__kept *by_place = kept_by_place(c); /* NULL: by key only */
     const krec **rec_of_block = NULL; /* per block: the hint's record it is */
     bool tried = by_place != NULL && prev == NULL && c->tight_depth > 0, unmatched = false;
+    members mem = {NULL, NULL, NULL, NULL};
     bool placed = tried && blocks_from_hint(c, by_place, s->order_pos, block_of_eq, block_of_var,
-                                            in_union, &nb, &rec_of_block, &unmatched);
+                                            in_union, &nb, &rec_of_block, &unmatched, &mem);
     if (unmatched)
         return false; /* the round covers no mode (find_blocks finds no perfect matching) */
     if (tried && !placed)
@@ -2505,35 +2898,17 @@ bool sa__blocks_solve(sa_ctx *c, const sa__bround *prev, sa__bsol *out)
         if (!find_blocks(c, block_of_eq, block_of_var, in_union, &kind, &nb))
             return false;
     }
-    /* Members of each block, in model order (counting sort; the sizes in
-     * locals: the stores into the counts could alias w's). */
-    const uint32_t n_eq = w->n_eq, n_var = w->n_var;
-    uint32_t *efirst = sa__alloc(c, ((size_t)nb + 2) * sizeof *efirst);
-    uint32_t n_active = 0;
-    for (uint32_t i = 0; i < n_eq; i++)
-        if (block_of_eq[i] != UINT32_MAX) {
-            efirst[block_of_eq[i] + 2]++;
-            n_active++;
-        }
-    if (!blocks_within(&efirst[2], nb, c->max_block_rows))
+    /* Members of each block, in model order (placed: blocks_from_hint's,
+     * made a part at a time). */
+    if (!placed)
+        count_members(c, block_of_eq, block_of_var, nb, &mem);
+    uint32_t *efirst = mem.efirst, *vfirst = mem.vfirst, *eqs = mem.eqs, *vars = mem.vars;
+    if (!blocks_within(efirst, nb, c->max_block_rows))
         return false;
-    uint32_t *vfirst = sa__alloc(c, ((size_t)nb + 2) * sizeof *vfirst);
-    uint32_t *eqs = sa__alloc_raw(c, ((size_t)w->n_eq + 1) * sizeof *eqs);   /* n_active */
-    uint32_t *vars = sa__alloc_raw(c, ((size_t)w->n_var + 1) * sizeof *vars); /* n_var */
-    for (uint32_t j = 0; j < n_var; j++)
-        vfirst[block_of_var[j] + 2]++;
-    for (uint32_t b = 0; b < nb; b++) {
-        efirst[b + 2] += efirst[b + 1];
-        vfirst[b + 2] += vfirst[b + 1];
-    }
-    for (uint32_t i = 0; i < n_eq; i++)
-        if (block_of_eq[i] != UINT32_MAX)
-            eqs[efirst[block_of_eq[i] + 1]++] = i;
-    for (uint32_t j = 0; j < n_var; j++)
-        vars[vfirst[block_of_var[j] + 1]++] = j;
-    MDAE_ASSERT(efirst[nb] == n_active && vfirst[nb] == n_var);
 
-    BDD *te = sa__slots(c, w->n_edges + 1);
+    /* In the tight rounds te borrows ("te borrowed in the tight rounds"). */
+    bool borrow = c->no_max;
+    BDD *te = borrow ? false_bdds(c, w->n_edges + 1) : sa__slots(c, w->n_edges + 1);
     /* Not wanted where no maximum matching is (c->no_max: the tight
      * rounds read te and ok only; an array of every edge less). */
     BDD *tmax = c->no_max ? NULL : sa__slots(c, w->n_edges + 1);
@@ -2556,7 +2931,7 @@ bool sa__blocks_solve(sa_ctx *c, const sa__bround *prev, sa__bsol *out)
         if (ne == 0)
             continue; /* a never-active variable alone (vars_always_active) */
         if (prev != NULL && from_round(c, prev, &eqs[efirst[b]], ne, &vars[vfirst[b]], nv,
-                                       block_of_var, b, te, ok, &bok[b])) {
+                                       block_of_var, b, te, borrow, ok, &bok[b])) {
             from_prev[b] = true;
             reused++;
             continue;
@@ -2568,30 +2943,35 @@ bool sa__blocks_solve(sa_ctx *c, const sa__bround *prev, sa__bsol *out)
                                                        s->order_pos);
         MDAE_ASSERT(x == NULL || (x->n_eq == ne && x->n_var == nv && x->rows[0] == eqs[efirst[b]]));
         if (x != NULL) {
-            reuse_kept(c, &own_k, x, te, tmax, ok, &sing[b], &bok[b]);
+            reuse_kept(c, &own_k, x, te, borrow, tmax, ok, &sing[b], &bok[b]);
             reused++;
             if (reused % REUSED_PER_PROGRESS == 0) /* a few thousand instructions each */
                 sa__progress(c, "blocks", b, nb);
             continue;
         }
         sub_maps(c, s); /* before the block's temporaries: for every block */
+        BDD *own = borrow ? row_edge_slots(c, &eqs[efirst[b]], ne) : NULL; /* outlive m2 */
         size_t m2 = sa__mark(c);
         sa__amark temps = sa__alloc_mark(c);
         sub_index(c, w, &eqs[efirst[b]], ne, &vars[vfirst[b]], nv, block_of_var, b, s);
         s->square = kind == NULL;
         sa__bkey key;
         block_key(c, s, &key);
-        if (reuse_block(c, s, &key, by_place == NULL, te, tmax, ok, &sing[b], &bok[b])) {
+        if (reuse_block(c, s, &key, by_place == NULL, te, borrow, own, tmax, ok, &sing[b],
+                        &bok[b])) {
             reused++;
         } else {
             sub_fill(c, w, s);
-            solve_block(c, s, &key, te, tmax, ok, &sing[b], &bok[b], &te_within[b]);
+            solve_block(c, s, &key, te, borrow, own, tmax, ok, &sing[b], &bok[b],
+                        &te_within[b]);
         }
         sa__alloc_release(c, temps);
         sa__release(c, m2);
         sa__progress(c, "blocks", b, nb);
     }
     w->blocks_reused += reused;
+    if (borrow && c->opt != NULL && c->opt->self_check)
+        borrowed_checked(w, te);
     *out = (sa__bsol){.nb = nb, .block_of_eq = block_of_eq, .block_of_var = block_of_var,
                       .in_union = in_union, .te = te, .tmax = tmax, .sing = sing, .bok = bok,
                       .ok = ok, .efirst = efirst, .vfirst = vfirst, .eqs = eqs, .vars = vars,
@@ -2713,6 +3093,11 @@ uint32_t sa__kept_bulk(const sa_result *r)
 uint32_t sa__kept_again(const sa_result *r)
 {
     return r->kept != NULL ? r->kept->again : 0;
+}
+
+uint32_t sa__kept_by_edges(const sa_result *r)
+{
+    return r->kept != NULL ? r->kept->by_edges : 0;
 }
 
 uint32_t sa__kept_placed(const sa_result *r, uint32_t *afresh)

@@ -753,7 +753,9 @@ typedef struct sa__bround {
  * With prev, a block that is one of prev's and none of whose columns is
  * redone takes prev's solution (its te, the very functions of prev->b->te,
  * and *ok, bok; tmax and sing stay false: the seeded rounds read te and ok
- * only) and is marked in b->from_prev. With c->no_max, b->tmax is NULL. */
+ * only) and is marked in b->from_prev. With c->no_max, b->tmax is NULL
+ * and b->te a temporary array whose entries borrow their references (read
+ * only; sa_blocks.c, "te borrowed in the tight rounds"). */
 bool sa__blocks_solve(sa_ctx *c, const sa__bround *prev, sa__bsol *b);
 /* The hint's kept blocks (sa_blocks.c) an earlier seeded round found to
  * be blocks of its tight graph, for the later rounds of the same analysis
@@ -783,6 +785,8 @@ typedef struct sa__known {
     bool same_rows;        /* with unlike: r's chi_i is the hint's (and a
                               column whose chi_j is not is unlike) */
     bool same_order;       /* with unlike: r's eq_order is the hint's */
+    uint32_t n_by_edges;   /* records checked by their own edges only
+                              (sa_blocks.c, "The records' own edges") */
 } sa__known;
 /* A sa__known over c->r's hint's kept blocks (k NULL where the hint has
  * none usable) for the tight graph `tight` and the columns redo (both the
@@ -1274,6 +1278,9 @@ uint32_t sa__kept_bulk(const sa_result *r);
  * earlier round's parts, without checking them (sa_blocks.c, "The parts
  * taken again"; for tests). */
 uint32_t sa__kept_again(const sa_result *r);
+/* Records of the hint r's seeded rounds checked by their own edges only
+ * (sa_blocks.c, "The records' own edges"; for tests). */
+uint32_t sa__kept_by_edges(const sa_result *r);
 
 /* ---- sa_probe.c: the seeded rounds' samples from the hint (issue 40) ------
  * A sampled mode's canonical offsets repaired from the hint's in the same

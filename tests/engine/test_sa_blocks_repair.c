@@ -291,3 +291,31 @@ Test(sa_blocks_repair, parts_taken_again_checked)
     cr_log_info("%u parts taken again", again);
     cr_assert_gt(again, 100, "%u parts taken again", again);
 }
+
+/* The records checked by their own edges (sa_blocks.c, "The records' own
+ * edges"): the first edit of each chain is seeded by a cold result (no
+ * own tight edges, no bulk check), whose records take_part checks by
+ * their own edges only; under self_check every such answer, true or
+ * false, is compared with krec_is's (an assertion), and the te the
+ * rounds borrow is checked after a garbage collection (a borrowed node
+ * freed is an error: "te borrowed in the tight rounds"). */
+static uint32_t chain_by_edges(char kind)
+{
+    return chain_counted(kind, sa__kept_by_edges, "by edges");
+}
+
+Test(sa_blocks_repair, records_by_edges_checked)
+{
+    uint32_t n = chain_by_edges('a');
+    cr_log_info("%u records checked by their own edges", n);
+    cr_assert_gt(n, 100, "%u records checked by their own edges", n);
+}
+
+/* The same with the guard edits (b) (rows whose activity is not the
+ * hint's: krec_rest compares it). */
+Test(sa_blocks_repair, records_by_edges_checked_guards)
+{
+    uint32_t n = chain_by_edges('b');
+    cr_log_info("%u records checked by their own edges (guards)", n);
+    cr_assert_gt(n, 100, "%u records checked by their own edges (guards)", n);
+}
