@@ -231,6 +231,30 @@ const fx_node *fx_opaque(fx_pool *p, const char *text, const fx_node *const *ref
     return e;
 }
 
+static fx_node *copy_node(fx_pool *p, const fx_node *e, const fx_shift *s)
+{
+    fx_node *c = node_new(p, (fx_op)e->op, e->n, s != NULL ? fx_shift_range(s, e->where) : e->where);
+    if (c == NULL)
+        return NULL;
+    c->fn = e->fn;
+    c->is_int = e->is_int;
+    c->order = e->order;
+    c->index = e->index;
+    c->num = e->num;
+    if (e->name != NULL && (c->name = fx_pool_strndup(p, e->name, strlen(e->name))) == NULL)
+        return NULL;
+    const fx_node **kids = (const fx_node **)c->kids; /* c's own, right after it */
+    for (uint32_t k = 0; k < e->n; k++)
+        if ((kids[k] = copy_node(p, e->kids[k], s)) == NULL)
+            return NULL;
+    return c;
+}
+
+const fx_node *fx_copy(fx_pool *p, const fx_node *e, const fx_shift *s)
+{
+    return e != NULL ? copy_node(p, e, s) : NULL;
+}
+
 /* ---- Known functions ------------------------------------------------------- */
 static const struct {
     const char *name;

@@ -439,6 +439,12 @@ struct mel_model_priv {
      * previous version (mel_elab.c, "Replay: instances an edited
      * condition leaves alone"). */
     size_t sides_as_before;
+    /* Of those, the ones whose sides are the previous version's trees
+     * (kept_from's, compared by pointer only; NULL: none) at the end of
+     * the replay (a rebase may have copied them). See
+     * mel_model_sides_kept. */
+    const struct mel_model *kept_from;
+    size_t sides_kept;
     /* A replay of an edit inside one equation statement that moved no
      * location and was not rebased (mel_elab.c, "Replay"): the previous
      * version (rows_from, compared by pointer only) and E's instances,

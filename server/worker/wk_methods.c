@@ -272,14 +272,21 @@ static void seed_failure(wk_state *w, const cJSON *params)
 }
 
 /* How many of m's equations share their sides with since's (mel_options.
- * since: the same statement at the same place). */
+ * since: the same statement at the same place), those an edited
+ * statement's replay kept as they were left out (mel_model_sides_kept:
+ * they were copies until issue 40's h-fe19, and the count is an answer). */
 static size_t shared_equations(const mel_model *m, const mel_model *since)
 {
+    if (m == NULL || since == NULL)
+        return 0;
+    const mel_equation *a = m->equations, *b = since->equations;
+    uint32_t n_eq = m->n_equations < since->n_equations ? m->n_equations : since->n_equations;
     size_t n = 0;
-    for (uint32_t i = 0; m != NULL && since != NULL && i < m->n_equations; i++)
-        n += i < since->n_equations && m->equations[i].lhs != NULL &&
-             m->equations[i].lhs == since->equations[i].lhs;
-    return n;
+    for (uint32_t i = 0; i < n_eq; i++)
+        n += a[i].lhs == b[i].lhs && a[i].lhs != NULL;
+    size_t kept = mel_model_sides_kept(m, since);
+    MDAE_ASSERT(kept <= n);
+    return n - kept;
 }
 
 /* Do m's equation i and since's have the same sides? Shared nodes, or,

@@ -1047,7 +1047,31 @@ Test(mel_since, edited_integer_conditions_keep_the_instances_they_leave_alone)
         }
         cr_assert_eq(m->priv->sides_as_before, steps[k].kept, "%s: %zu instances kept",
                      steps[k].to, m->priv->sides_as_before);
+        /* the kept instances' sides are prev's trees (h-fe19), and only
+         * theirs among the edited rows; mel_model_sides_kept counts them */
+        const uint32_t *rows = NULL;
+        size_t n_rows = 0, listed_shared = 0, unlisted_shared = 0, r = 0;
+        bool list = mel_model_edited_rows(m, prev, &rows, &n_rows); /* not when rebased */
+        cr_assert(list || steps[k].kept == 0 || m->priv->depth == 1, "%s: no list", steps[k].to);
+        for (uint32_t q = 0; list && q < m->n_equations; q++) {
+            bool listed = r < n_rows && rows[r] == q;
+            r += listed;
+            bool lhs = m->equations[q].lhs == prev->equations[q].lhs;
+            cr_assert_eq(lhs, m->equations[q].rhs == prev->equations[q].rhs);
+            listed_shared += listed && lhs;
+            unlisted_shared += !listed && lhs;
+        }
+        cr_assert(!list || listed_shared == steps[k].kept, "%s: %zu listed rows shared",
+                  steps[k].to, listed_shared);
+        cr_assert(!list || unlisted_shared == m->n_equations - n_rows);
+        cr_assert_eq(mel_model_sides_kept(m, prev), steps[k].kept);
+        cr_assert_eq(mel_model_sides_kept(m, m), 0);
+        char *before = dump(m);
         mel_model_free(prev);
+        char *after = dump(m); /* the kept trees outlive prev's model: ASan would tell */
+        cr_assert_str_eq(before, after);
+        free(before);
+        free(after);
         prev = m;
         free(t);
         t = u;
