@@ -231,22 +231,28 @@ const fx_node *fx_opaque(fx_pool *p, const char *text, const fx_node *const *ref
     return e;
 }
 
+/* e copied (see fx_copy): the node and its kids' array in one allocation,
+ * as node_new's; every field e's (the constructors' zeros included: e
+ * was made by them), but for the kids, the name and the location. */
 static fx_node *copy_node(fx_pool *p, const fx_node *e, const fx_shift *s)
 {
-    fx_node *c = node_new(p, (fx_op)e->op, e->n, s != NULL ? fx_shift_range(s, e->where) : e->where);
+    fx_node *c = pool_alloc(p, sizeof(fx_node) + (size_t)e->n * sizeof(const fx_node *));
     if (c == NULL)
         return NULL;
-    c->fn = e->fn;
-    c->is_int = e->is_int;
-    c->order = e->order;
-    c->index = e->index;
-    c->num = e->num;
+    *c = *e;
+    if (s != NULL)
+        c->where = fx_shift_range(s, e->where);
+    if (e->n == 0) {
+        c->kids = NULL;
+    } else {
+        const fx_node **kids = (const fx_node **)(c + 1);
+        c->kids = kids;
+        for (uint32_t k = 0; k < e->n; k++)
+            if ((kids[k] = copy_node(p, e->kids[k], s)) == NULL)
+                return NULL;
+    }
     if (e->name != NULL && (c->name = fx_pool_strndup(p, e->name, strlen(e->name))) == NULL)
         return NULL;
-    const fx_node **kids = (const fx_node **)c->kids; /* c's own, right after it */
-    for (uint32_t k = 0; k < e->n; k++)
-        if ((kids[k] = copy_node(p, e->kids[k], s)) == NULL)
-            return NULL;
     return c;
 }
 

@@ -349,14 +349,15 @@ MDAE_API struct fx_pool *mel_model_exprs(const mel_model *m);
  * same pointers). Else false, nothing written. */
 MDAE_API bool mel_model_edited_rows(const mel_model *m, const mel_model *since,
                                     const uint32_t **rows, size_t *n);
-/* Issue 40: how many of m's equations have since's sides (the same
- * trees: mel_equation.lhs and rhs pointers) although m's replay of an
- * edit elaborated them again: the edited statement's instances it kept
- * as they were (engine/mel_elab.c, "Replay: instances an edited condition
- * leaves alone"); 0 when m was not so made from since (both alive). A
- * count of the equations whose sides a version took from the previous
- * one leaves them out (the worker's sharedEquations). */
-MDAE_API size_t mel_model_sides_kept(const mel_model *m, const mel_model *since);
+/* Issue 40: how many of m's equations have since's sides (the same trees:
+ * mel_equation.lhs pointers, not NULL, at the same index), less those
+ * m's replay of an edit elaborated again and kept as they were (the edited
+ * statement's instances an edited integer condition leaves alone:
+ * engine/mel_elab.c, "Replay: instances an edited condition leaves
+ * alone"; they were copies until h-fe19): the worker's sharedEquations.
+ * Reads the edited rows only when m has their list from since
+ * (mel_model_edited_rows), else every equation. */
+MDAE_API size_t mel_model_sides_shared(const mel_model *m, const mel_model *since);
 /* Tests: m's list of edited rows forgotten (mel_model_edited_rows false
  * from now on): the passes that follow it take their slow path. */
 MDAE_TEST_API void mel_model_forget_edited_rows(mel_model *m);

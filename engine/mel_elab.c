@@ -280,6 +280,11 @@ typedef struct elab {
      * conditions now and before, and their count (0: none such). */
     struct cond_pair {
         const mel__expr *now, *before;
+        /* now's lhs, rhs, before's lhs, rhs resolved (atoms_resolved):
+         * at >= 0: the loop index `at` steps up from an instance's
+         * innermost; ATOM_LITERAL: lit; ATOM_NONE: not an atom of E's loops */
+        int at[4];
+        long long lit[4];
     } edited[8];
     size_t n_edited;
     bool shifted; /* a replay: the edit moves what follows it (replay_copy) */
@@ -3079,12 +3084,38 @@ bool mel_model_edited_rows(const mel_model *m, const mel_model *since, const uin
     return true;
 }
 
-size_t mel_model_sides_kept(const mel_model *m, const mel_model *since)
+/* How many of m's equations have since's sides because m's replay kept
+ * them as they were (mel_model_priv.sides_kept); 0 when m was not so
+ * made from since. */
+static size_t sides_kept(const mel_model *m, const mel_model *since)
 {
-    if (m == NULL || since == NULL || m->modelica || m->priv == NULL ||
-        m->priv->kept_from != since)
+    if (m->modelica || m->priv == NULL || m->priv->kept_from != since)
         return 0;
     return m->priv->sides_kept;
+}
+
+size_t mel_model_sides_shared(const mel_model *m, const mel_model *since)
+{
+    if (m == NULL || since == NULL)
+        return 0;
+    const mel_equation *a = m->equations, *b = since->equations;
+    const uint32_t *rows = NULL;
+    size_t n_rows = 0, n = 0;
+    if (mel_model_edited_rows(m, since, &rows, &n_rows)) {
+        /* every other row is since's, with expressions (a replay keeps
+         * them): its sides non-NULL */
+        MDAE_ASSERT(m->n_equations == since->n_equations && n_rows <= m->n_equations);
+        n = m->n_equations - n_rows;
+        for (size_t k = 0; k < n_rows; k++)
+            n += a[rows[k]].lhs == b[rows[k]].lhs && a[rows[k]].lhs != NULL;
+    } else {
+        uint32_t n_eq = m->n_equations < since->n_equations ? m->n_equations : since->n_equations;
+        for (uint32_t i = 0; i < n_eq; i++)
+            n += a[i].lhs == b[i].lhs && a[i].lhs != NULL;
+    }
+    size_t kept = sides_kept(m, since);
+    MDAE_ASSERT(kept <= n);
+    return n - kept;
 }
 
 void mel_model_forget_edited_rows(mel_model *m)
@@ -3793,37 +3824,20 @@ static bool same_tree(const fx_node *a, const fx_node *b)
  * guard); walk checks the same branches as prev's did, without error
  * (the conditions name nothing else, the branch not taken is not
  * walked). The sides are prev's trees themselves (its pools are held);
- * mel_model_sides_kept tells a worker how many, for its count of the
- * equations a version took from the previous one, which leaves them out
- * (they were copies before). That the rest is the same is checked: the previous text of
+ * mel_model_sides_shared, a worker's count of the equations a version
+ * took from the previous one, leaves them out (they were copies before
+ * h-fe19). That the rest is the same is checked: the previous text of
  * E is parsed again, alone (a statement parses the same in or out of its
  * context), and compared node for node with E's (same_ast), positions
  * relative to the statement. Other instances are replayed as usual. */
-
-/* An integer literal or a loop index of en (by name, innermost first,
- * as env_find) into *v; false for anything else. */
-static bool atom_int(const mel__expr *e, const env *en, long long *v)
-{
-    if (e->kind == MEL_X_NUM && e->u.num.is_int) {
-        *v = e->u.num.ival;
-        return true;
-    }
-    if (e->kind != MEL_X_ID || e->u.id.n != 0)
-        return false;
-    for (const env *f = en; f != NULL; f = f->parent)
-        if (strcmp(f->name, e->u.id.name) == 0) {
-            *v = f->value;
-            return true;
-        }
-    return false;
-}
 
 static bool is_atom(const mel__expr *e)
 {
     return (e->kind == MEL_X_NUM && e->u.num.is_int) || (e->kind == MEL_X_ID && e->u.id.n == 0);
 }
 
-/* Whether condition c compares two atoms (atom_int's kinds). */
+/* Whether condition c compares two atoms: integer literals or names
+ * without index (atom_resolved's kinds). */
 static bool atom_comparison(const mel__expr *c)
 {
     return c->kind == MEL_X_CMP && is_atom(c->u.bin.lhs) && is_atom(c->u.bin.rhs);
@@ -3877,7 +3891,7 @@ static bool same_ast(elab *el, const mel__expr *a, const mel__expr *b, uint32_t 
         if (atom_comparison(a->u.ite.c) && atom_comparison(b->u.ite.c)) {
             if (el->n_edited == sizeof el->edited / sizeof *el->edited)
                 return false;
-            el->edited[el->n_edited++] = (struct cond_pair){a->u.ite.c, b->u.ite.c};
+            el->edited[el->n_edited++] = (struct cond_pair){a->u.ite.c, b->u.ite.c, {0}, {0}};
         } else if (!same_ast(el, a->u.ite.c, b->u.ite.c, off)) {
             return false;
         }
@@ -3908,16 +3922,69 @@ static void edited_conditions(elab *el, const struct mel_model_priv *pp, const s
         el->n_edited = 0;
 }
 
-/* Whether every condition of el->edited has, in environment en, the
- * value it had before (both compare atoms of en). */
+enum { ATOM_LITERAL = -1, ATOM_NONE = -2 };
+
+/* Atom e of a condition of E resolved once for all of E's instances
+ * (loops[0 .. n) E's loops, outermost first; an instance's environment
+ * holds their indices, innermost first: replay_env): an integer literal,
+ * or a loop index by name, innermost first (as env_find); anything else
+ * has no value (ATOM_NONE). */
+static void atom_resolved(const mel__expr *e, const mel__stmt *const *loops, size_t n, int *at,
+                          long long *lit)
+{
+    *at = ATOM_NONE;
+    *lit = 0;
+    if (e->kind == MEL_X_NUM && e->u.num.is_int) {
+        *at = ATOM_LITERAL;
+        *lit = e->u.num.ival;
+    } else if (e->kind == MEL_X_ID && e->u.id.n == 0) {
+        for (size_t k = n; k-- > 0;)
+            if (strcmp(loops[k]->u.loop.index, e->u.id.name) == 0) {
+                *at = (int)(n - 1 - k);
+                break;
+            }
+    }
+}
+
+/* el->edited's atoms resolved (atom_resolved) for E's loops. */
+static void atoms_resolved(elab *el, const mel__stmt *const *loops, size_t n)
+{
+    for (size_t k = 0; k < el->n_edited; k++) {
+        struct cond_pair *c = &el->edited[k];
+        const mel__expr *x[4] = {c->now->u.bin.lhs, c->now->u.bin.rhs, c->before->u.bin.lhs,
+                                 c->before->u.bin.rhs};
+        for (int j = 0; j < 4; j++)
+            atom_resolved(x[j], loops, n, &c->at[j], &c->lit[j]);
+    }
+}
+
+/* The value of resolved atom j of c in an instance's environment en
+ * into *v; false when it has none. */
+static inline bool atom_value(const struct cond_pair *c, int j, const env *en, long long *v)
+{
+    if (c->at[j] == ATOM_LITERAL) {
+        *v = c->lit[j];
+        return true;
+    }
+    for (int k = 0; k < c->at[j] && en != NULL; k++)
+        en = en->parent;
+    if (c->at[j] < 0 || en == NULL)
+        return false;
+    *v = en->value;
+    return true;
+}
+
+/* Whether every condition of el->edited has, in environment en (an
+ * instance's of E: replay_env), the value it had before (both compare
+ * atoms of en, resolved once: atoms_resolved). */
 static bool conditions_as_before(const elab *el, const env *en)
 {
     for (size_t k = 0; k < el->n_edited; k++) {
-        const mel__expr *c = el->edited[k].now, *d = el->edited[k].before;
+        const struct cond_pair *c = &el->edited[k];
         long long w, x, y, z;
-        if (!atom_int(c->u.bin.lhs, en, &w) || !atom_int(c->u.bin.rhs, en, &x) ||
-            !atom_int(d->u.bin.lhs, en, &y) || !atom_int(d->u.bin.rhs, en, &z) ||
-            cmp_ll(c->u.bin.op, w, x) != cmp_ll(d->u.bin.op, y, z))
+        if (!atom_value(c, 0, en, &w) || !atom_value(c, 1, en, &x) ||
+            !atom_value(c, 2, en, &y) || !atom_value(c, 3, en, &z) ||
+            cmp_ll(c->now->u.bin.op, w, x) != cmp_ll(c->before->u.bin.op, y, z))
             return false;
     }
     return true;
@@ -4557,6 +4624,7 @@ static int replay(const mel__stmt *prog, const char *text, size_t len, const mel
     mel__arena_init(&before);
     if (E != NULL)
         edited_conditions(&el, pp, &sp, E, &before);
+    atoms_resolved(&el, loops, n_loops);
     declarations_key(&el, prog);
     uint32_t size_a = 0;
     bool ok = el.fx != NULL && work <= el.max_work &&
@@ -4600,8 +4668,9 @@ static int replay(const mel__stmt *prog, const char *text, size_t len, const mel
     m->knowns = priv->knowns = el.knowns.p;
     /* What was elaborated again is checked, the others are as in prev. */
     const uint32_t *qs = el.instances.p;
-    for (size_t k = 0; k < el.instances.n; k++) /* E's */
-        check_equation(m, &m->equations[qs[k]]);
+    for (size_t k = 0; k < el.instances.n; k++) /* E's, but prev's incidences (checked there) */
+        if (m->equations[qs[k]].incs != prev->equations[qs[k]].incs)
+            check_equation(m, &m->equations[qs[k]]);
     for (uint32_t q = 0; C != NULL && q < m->n_equations; q++) {
         uint32_t at = priv->eqsrc[q].stmt.start.offset;
         if (at >= C->where.start.offset && at < C->where.end.offset)

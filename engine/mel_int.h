@@ -442,7 +442,7 @@ struct mel_model_priv {
     /* Of those, the ones whose sides are the previous version's trees
      * (kept_from's, compared by pointer only; NULL: none) at the end of
      * the replay (a rebase may have copied them). See
-     * mel_model_sides_kept. */
+     * mel_model_sides_shared. */
     const struct mel_model *kept_from;
     size_t sides_kept;
     /* A replay of an edit inside one equation statement that moved no

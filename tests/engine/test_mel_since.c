@@ -1023,18 +1023,19 @@ Test(mel_since, edited_integer_conditions_keep_the_instances_they_leave_alone)
     static const struct {
         const char *from, *to;
         size_t kept; /* instances that take the previous sides */
+        char label;  /* the edited statement's */
     } steps[] = {
-        {"if i == 2 then der", "if i == 3 then der", 8},
-        {"if i == 3 then der", "if i <> 3 then der", 0},
-        {"if i <> 3 then der", "if 3 <> i then der", 12},
-        {"if j == 1 then (if i < 7", "if j == 2 then (if i < 7", 0},
-        {"if j == 2 then (if i < 7", "if j == 2 then (if i < 5", 0}, /* qq: an error */
-        {"if j == 2 then (if i < 7", "if j == 2 then (if i < 8", 12},
-        {"if 3 <> i then der", "if 3 <> M then der", 0},
-        {"if 3 <> M then der", "if 3 <> i then der", 0},
-        {"else 0) +", "else 7) +", 0},         /* not in a condition */
-        {"if i + 1 == 3", "if i + 2 == 3", 0}, /* a condition on no atoms */
-        {"if 3 <> i then der", "if 3.0<i then der", 0},
+        {"if i == 2 then der", "if i == 3 then der", 8, 'e'},
+        {"if i == 3 then der", "if i <> 3 then der", 0, 'e'},
+        {"if i <> 3 then der", "if 3 <> i then der", 12, 'e'},
+        {"if j == 1 then (if i < 7", "if j == 2 then (if i < 7", 0, 'f'},
+        {"if j == 2 then (if i < 7", "if j == 2 then (if i < 5", 0, 'f'}, /* qq: an error */
+        {"if j == 2 then (if i < 7", "if j == 2 then (if i < 8", 12, 'f'},
+        {"if 3 <> i then der", "if 3 <> M then der", 0, 'e'},
+        {"if 3 <> M then der", "if 3 <> i then der", 0, 'e'},
+        {"else 0) +", "else 7) +", 0, 'e'},         /* not in a condition */
+        {"if i + 1 == 3", "if i + 2 == 3", 0, 'e'}, /* a condition on no atoms */
+        {"if 3 <> i then der", "if 3.0<i then der", 0, 'e'},
     };
     char *t = copy(a);
     mel_model *prev = same_as_cold(t, -1, NULL, false, "original");
@@ -1048,7 +1049,7 @@ Test(mel_since, edited_integer_conditions_keep_the_instances_they_leave_alone)
         cr_assert_eq(m->priv->sides_as_before, steps[k].kept, "%s: %zu instances kept",
                      steps[k].to, m->priv->sides_as_before);
         /* the kept instances' sides are prev's trees (h-fe19), and only
-         * theirs among the edited rows; mel_model_sides_kept counts them */
+         * theirs among the edited rows */
         const uint32_t *rows = NULL;
         size_t n_rows = 0, listed_shared = 0, unlisted_shared = 0, r = 0;
         bool list = mel_model_edited_rows(m, prev, &rows, &n_rows); /* not when rebased */
@@ -1064,8 +1065,19 @@ Test(mel_since, edited_integer_conditions_keep_the_instances_they_leave_alone)
         cr_assert(!list || listed_shared == steps[k].kept, "%s: %zu listed rows shared",
                   steps[k].to, listed_shared);
         cr_assert(!list || unlisted_shared == m->n_equations - n_rows);
-        cr_assert_eq(mel_model_sides_kept(m, prev), steps[k].kept);
-        cr_assert_eq(mel_model_sides_kept(m, m), 0);
+        /* the worker's sharedEquations: prev's sides, but for the edited
+         * statement's instances (copies before h-fe19), counted by a loop
+         * over every equation; the same without the list (the slow path) */
+        size_t shared = 0;
+        for (uint32_t q = 0; q < m->n_equations; q++)
+            shared += m->equations[q].lhs == prev->equations[q].lhs &&
+                      m->equations[q].lhs != NULL &&
+                      !(m->equations[q].name[0] == steps[k].label && m->equations[q].name[1] == '[');
+        cr_assert_eq(mel_model_sides_shared(m, prev), shared, "%s: %zu shared, not %zu",
+                     steps[k].to, mel_model_sides_shared(m, prev), shared);
+        cr_assert_eq(mel_model_sides_shared(m, NULL), 0);
+        mel_model_forget_edited_rows(m);
+        cr_assert_eq(mel_model_sides_shared(m, prev), shared, "%s: without the list", steps[k].to);
         char *before = dump(m);
         mel_model_free(prev);
         char *after = dump(m); /* the kept trees outlive prev's model: ASan would tell */
