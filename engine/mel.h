@@ -359,7 +359,8 @@ MDAE_API bool mel_model_edited_rows(const mel_model *m, const mel_model *since,
  * (mel_model_edited_rows), else every equation. */
 MDAE_API size_t mel_model_sides_shared(const mel_model *m, const mel_model *since);
 /* Tests: m's list of edited rows forgotten (mel_model_edited_rows false
- * from now on): the passes that follow it take their slow path. */
+ * from now on): the passes that follow it take their slow path, a replay
+ * of an edit of m (mel_options.since) too. */
 MDAE_TEST_API void mel_model_forget_edited_rows(mel_model *m);
 /* Index of the known quantity with this name, or -1. */
 MDAE_API long mel_model_find_known(const mel_model *m, const char *name);

@@ -3120,8 +3120,10 @@ size_t mel_model_sides_shared(const mel_model *m, const mel_model *since)
 
 void mel_model_forget_edited_rows(mel_model *m)
 {
-    if (m != NULL && m->priv != NULL)
+    if (m != NULL && m->priv != NULL) {
         m->priv->rows_from = NULL;
+        m->priv->rows_known = false;
+    }
 }
 
 long mel_model_find_known(const mel_model *m, const char *name)
@@ -4087,7 +4089,11 @@ static bool replay_instances(elab *el, const mel_model *prev, const mel__stmt *E
 /* Whether prev's equations are declared once each (mel_model_priv.once)
  * and E's instances there are E's (their old range: the edit undone) and
  * made no guard; their equations in el->instances, in order; *work: pass
- * 1's work with E's new size. */
+ * 1's work with E's new size. Prev's sources are scanned for those that
+ * begin where E does, or, when prev was itself a replay of the statement
+ * that begins there, its list read (mel_model_priv.rows_at: the same
+ * rows, none of the others begins there: those before stay before, those
+ * after the edit moved after it). */
 static bool replay_sources(elab *el, const mel_model *prev, const span *sp, const mel__stmt *E,
                            uint64_t *work)
 {
@@ -4097,8 +4103,13 @@ static bool replay_sources(elab *el, const mel_model *prev, const span *sp, cons
         return false;
     el->instances_same = true;
     uint32_t at = E != NULL ? E->where.start.offset : 0;
-    for (uint32_t q = 0; E != NULL && q < prev->n_equations; q++) {
+    const uint32_t *rows = E != NULL && pp->rows_known && pp->rows_at == at ? pp->edited_rows : NULL;
+    size_t n = E == NULL ? 0 : pp->rows_known && pp->rows_at == at ? pp->n_edited_rows
+                                                                     : prev->n_equations;
+    for (size_t k = 0; k < n; k++) {
+        uint32_t q = rows != NULL ? rows[k] : (uint32_t)k;
         const mel__eqsrc *o = &pp->eqsrc[q];
+        MDAE_ASSERT(rows == NULL || o->stmt.start.offset == at);
         if (o->stmt.start.offset != at)
             continue;
         uint32_t *slot = vec_push(el, &el->instances, sizeof *slot);
@@ -4682,11 +4693,14 @@ static int replay(const mel__stmt *prog, const char *text, size_t len, const mel
                                 m->equations[qs[k]].lhs == prev->equations[qs[k]].lhs;
         priv->kept_from = prev;
     }
-    if (C == NULL && !el.shifted && !el.rebased) { /* the rows E's instances only */
-        priv->rows_from = prev;
+    if (E != NULL) { /* E's instances: the next replay of E's (replay_sources) */
         priv->edited_rows = el.instances.p;
         priv->n_edited_rows = el.instances.n;
+        priv->rows_at = E->where.start.offset;
+        priv->rows_known = true;
         el.instances = (vec){0};
+        if (!el.shifted && !el.rebased) /* and the rows E's instances only */
+            priv->rows_from = prev;
     }
     elab_close(&el);
     *out = m;

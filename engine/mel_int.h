@@ -454,6 +454,13 @@ struct mel_model_priv {
     const struct mel_model *rows_from;
     uint32_t *edited_rows;
     size_t n_edited_rows;
+    /* rows_known: edited_rows holds the instances of this version's
+     * statement that begins at offset rows_at (any replay of an edit
+     * inside one equation statement, moved or rebased too: indices do not
+     * move), which the next replay of an edit in it reads instead of
+     * every source (mel_elab.c's replay_sources). */
+    uint32_t rows_at;
+    bool rows_known;
     /* Issue 40 item 3, the replay of an edit (mel_elab.c, "Replay"):
      * kept by a MEL parse that reported nothing, with its sources. The
      * guard factory's table (`guards`, its arena this one), the declared

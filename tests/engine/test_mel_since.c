@@ -1002,6 +1002,64 @@ Test(mel_since, a_chain_of_thirty_edits_never_elaborates_in_full)
     free(text);
 }
 
+/* A replay of an edit in the statement the previous version's replay
+ * edited reads that version's list of the statement's instances instead of
+ * scanning every source (mel_elab.c's replay_sources, h-fe19): two chains
+ * of the same texts (the bench's edit of px, then " + 0" typed into the
+ * brake's equations from the top down), the slow one with each version's
+ * list forgotten (mel_model_forget_edited_rows: the next replay scans),
+ * make the same lists, and each version is the cold model. */
+Test(mel_since, the_edited_statements_rows_read_from_the_list_are_the_scans)
+{
+    char *text = tm_slurp("brake.mel");
+    mel_model *fast = same_as_cold(text, 6, NULL, false, "original");
+    mel_model *slow = same_as_cold(text, 6, NULL, false, "original");
+    char *t = NULL;
+    int listed = 0;
+    for (int k = 0; k < 24; k++) {
+        char *u;
+        if (k < 12) {
+            char to[200];
+            snprintf(to, sizeof to,
+                     "px[i] : equation b[i] = K*x[i] + (if i == %d then der(x[i]) else 0);", 1 + k);
+            u = tm_replaced(text, "px[i] : equation b[i] = K*x[i];", to);
+        } else {
+            lines ls;
+            split_lines(t, &ls);
+            size_t eqs[256];
+            size_t n = equation_lines(t, &ls, eqs, 256);
+            cr_assert_gt(n, 0);
+            u = term_typed(t, &ls, eqs[(size_t)(k - 12) / 2 % n], " + 0"); /* twice each */
+        }
+        char what[64];
+        snprintf(what, sizeof what, "edit %d", k);
+        bool known = fast->priv->rows_known;
+        uint32_t at = fast->priv->rows_at;
+        mel_model *f = same_as_cold(u, 6, fast, false, what);
+        mel_model *g = same_as_cold(u, 6, slow, false, what);
+        cr_assert(f != NULL && g != NULL);
+        cr_assert_eq(f->priv->rows_known, g->priv->rows_known, "%s", what);
+        cr_assert_eq(f->priv->n_edited_rows, g->priv->n_edited_rows, "%s", what);
+        cr_assert(f->priv->n_edited_rows == 0 ||
+                      memcmp(f->priv->edited_rows, g->priv->edited_rows,
+                             f->priv->n_edited_rows * sizeof *f->priv->edited_rows) == 0,
+                  "%s: other rows", what);
+        listed += known && f->priv->rows_known && f->priv->rows_at == at;
+        mel_model_forget_edited_rows(g);
+        mel_model_free(fast);
+        mel_model_free(slow);
+        fast = f;
+        slow = g;
+        free(t);
+        t = u;
+    }
+    cr_assert_geq(listed, 16, "the list read %d times", listed);
+    mel_model_free(fast);
+    mel_model_free(slow);
+    free(t);
+    free(text);
+}
+
 /* Edits of integer conditions only (mel_elab.c, "Replay: instances an
  * edited condition leaves alone"): the instances whose conditions keep
  * their values take the previous sides, the others are replayed; each
