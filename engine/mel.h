@@ -356,7 +356,8 @@ MDAE_API bool mel_model_edited_rows(const mel_model *m, const mel_model *since,
  * engine/mel_elab.c, "Replay: instances an edited condition leaves
  * alone"; they were copies until h-fe19): the worker's sharedEquations.
  * Reads the edited rows only when m has their list from since
- * (mel_model_edited_rows), else every equation. */
+ * (mel_model_edited_rows), nothing when m's replay moved the equations
+ * after the edit (it counted those before), else every equation. */
 MDAE_API size_t mel_model_sides_shared(const mel_model *m, const mel_model *since);
 /* Tests: m's list of edited rows forgotten (mel_model_edited_rows false
  * from now on): the passes that follow it take their slow path, a replay

@@ -288,6 +288,7 @@ typedef struct elab {
     } edited[8];
     size_t n_edited;
     bool shifted; /* a replay: the edit moves what follows it (replay_copy) */
+    size_t n_before; /* a shifting replay: equations before the edit, but E's (replay_copy) */
     bool rebased; /* a replay: its incidences and unknowns copied (rebase) */
     /* A replay's mel_model_priv.tree_pool being made (replay_copy, then
      * the instances), handed over by trees_placed; tree_own: the value
@@ -3101,7 +3102,11 @@ size_t mel_model_sides_shared(const mel_model *m, const mel_model *since)
     const mel_equation *a = m->equations, *b = since->equations;
     const uint32_t *rows = NULL;
     size_t n_rows = 0, n = 0;
-    if (mel_model_edited_rows(m, since, &rows, &n_rows)) {
+    if (!m->modelica && m->priv != NULL && m->priv->shared_from == since) {
+        /* a shifting replay: the equations before the edit are since's,
+         * with expressions; E's and those after it are new */
+        n = m->priv->n_shared;
+    } else if (mel_model_edited_rows(m, since, &rows, &n_rows)) {
         /* every other row is since's, with expressions (a replay keeps
          * them): its sides non-NULL */
         MDAE_ASSERT(m->n_equations == since->n_equations && n_rows <= m->n_equations);
@@ -3123,6 +3128,7 @@ void mel_model_forget_edited_rows(mel_model *m)
     if (m != NULL && m->priv != NULL) {
         m->priv->rows_from = NULL;
         m->priv->rows_known = false;
+        m->priv->shared_from = NULL;
     }
 }
 
@@ -3738,9 +3744,12 @@ static bool replay_copy(elab *el, const mel_model *prev, const span *sp, const m
     for (uint32_t q = 0; q < prev->n_equations; q++) {
         mel_equation *e = &el->equations[q];
         mel__eqsrc *o = &el->eqsrc[q];
-        if ((E != NULL && o->stmt.start.offset == E->where.start.offset) ||
-            o->stmt.start.offset < from)
-            continue; /* E's (replayed), or before the edit */
+        if (E != NULL && o->stmt.start.offset == E->where.start.offset)
+            continue; /* E's (replayed) */
+        if (o->stmt.start.offset < from) {
+            el->n_before++; /* before the edit: prev's, field for field */
+            continue;
+        }
         e->where = moved(sp, e->where);
         o->stmt = moved(sp, o->stmt);
         e->lhs = fx_moved(el, sp, e->lhs);
@@ -4692,6 +4701,11 @@ static int replay(const mel__stmt *prog, const char *text, size_t len, const mel
             priv->sides_kept += m->equations[qs[k]].lhs != NULL &&
                                 m->equations[qs[k]].lhs == prev->equations[qs[k]].lhs;
         priv->kept_from = prev;
+    }
+    if (E != NULL && el.shifted && !el.rebased) { /* prev's sides: those before the edit */
+        MDAE_ASSERT(priv->sides_kept == 0); /* edited_conditions: no shift */
+        priv->shared_from = prev;
+        priv->n_shared = el.n_before;
     }
     if (E != NULL) { /* E's instances: the next replay of E's (replay_sources) */
         priv->edited_rows = el.instances.p;

@@ -461,6 +461,13 @@ struct mel_model_priv {
      * every source (mel_elab.c's replay_sources). */
     uint32_t rows_at;
     bool rows_known;
+    /* A replay of an edit inside one equation statement that moved what
+     * follows it and was not rebased: the previous version (shared_from,
+     * by pointer only) and how many of its equations this one has field
+     * for field, sides included (n_shared: those before the edit, but
+     * E's). See mel_model_sides_shared. */
+    const struct mel_model *shared_from;
+    size_t n_shared;
     /* Issue 40 item 3, the replay of an edit (mel_elab.c, "Replay"):
      * kept by a MEL parse that reported nothing, with its sources. The
      * guard factory's table (`guards`, its arena this one), the declared

@@ -191,6 +191,18 @@ static mel_model *same_as_cold(const char *text, long long n, const mel_model *s
     mdae_free(x);
     mdae_free(y);
     mel_model_free(b);
+    if (a != NULL && since != NULL) {
+        /* the worker's count of shared sides (mel_model_sides_shared: the
+         * replay's count, or its list, h-fe19) is the loop over every
+         * equation's, less the kept instances (copies before h-fe19, tested
+         * in edited_integer_conditions_...) */
+        size_t loop = 0;
+        for (uint32_t q = 0; q < a->n_equations && q < since->n_equations; q++)
+            loop += a->equations[q].lhs != NULL && a->equations[q].lhs == since->equations[q].lhs;
+        size_t kept = a->priv != NULL && a->priv->kept_from == since ? a->priv->sides_kept : 0;
+        cr_assert_eq(mel_model_sides_shared(a, since), loop - kept, "%s: %zu shared, not %zu",
+                     what, mel_model_sides_shared(a, since), loop - kept);
+    }
     return a;
 }
 
