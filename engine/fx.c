@@ -231,6 +231,36 @@ const fx_node *fx_opaque(fx_pool *p, const char *text, const fx_node *const *ref
     return e;
 }
 
+/* e copied (see fx_copy): the node and its kids' array in one allocation,
+ * as node_new's; every field e's (the constructors' zeros included: e
+ * was made by them), but for the kids, the name and the location. */
+static fx_node *copy_node(fx_pool *p, const fx_node *e, const fx_shift *s)
+{
+    fx_node *c = pool_alloc(p, sizeof(fx_node) + (size_t)e->n * sizeof(const fx_node *));
+    if (c == NULL)
+        return NULL;
+    *c = *e;
+    if (s != NULL)
+        c->where = fx_shift_range(s, e->where);
+    if (e->n == 0) {
+        c->kids = NULL;
+    } else {
+        const fx_node **kids = (const fx_node **)(c + 1);
+        c->kids = kids;
+        for (uint32_t k = 0; k < e->n; k++)
+            if ((kids[k] = copy_node(p, e->kids[k], s)) == NULL)
+                return NULL;
+    }
+    if (e->name != NULL && (c->name = fx_pool_strndup(p, e->name, strlen(e->name))) == NULL)
+        return NULL;
+    return c;
+}
+
+const fx_node *fx_copy(fx_pool *p, const fx_node *e, const fx_shift *s)
+{
+    return e != NULL ? copy_node(p, e, s) : NULL;
+}
+
 /* ---- Known functions ------------------------------------------------------- */
 static const struct {
     const char *name;

@@ -164,6 +164,41 @@ MDAE_API const fx_node *fx_call(fx_pool *p, fx_fn fn, const char *name,
                                 const fx_node *const *args, uint32_t n, mdae_range where);
 MDAE_API const fx_node *fx_opaque(fx_pool *p, const char *text, const fx_node *const *refs,
                                   uint32_t n, mdae_range where);
+
+/* ---- Copies (issue 40: a front-end's replay of an edit) ------------------- */
+/* Where an edit of a text moves the positions of the previous text: a
+ * position at or after offset old_end (not a zero one: line 0) goes to
+ * offset - old_end + new_end, d_line lines further and, when on the
+ * edit's last line (offset <= old_nl), d_col columns further; the others
+ * stay. */
+typedef struct fx_shift {
+    size_t old_end, new_end;
+    size_t old_nl;         /* the previous text's first newline from old_end, or its length */
+    int64_t d_line, d_col; /* lines added; columns added on the edit's last line */
+} fx_shift;
+
+static inline mdae_pos fx_shift_pos(const fx_shift *s, mdae_pos p)
+{
+    if (p.line == 0 || p.offset < s->old_end)
+        return p;
+    if (p.offset <= s->old_nl)
+        p.col = (uint32_t)((int64_t)p.col + s->d_col);
+    p.line = (uint32_t)((int64_t)p.line + s->d_line);
+    p.offset = (uint32_t)(p.offset - s->old_end + s->new_end);
+    return p;
+}
+
+static inline mdae_range fx_shift_range(const fx_shift *s, mdae_range r)
+{
+    return (mdae_range){fx_shift_pos(s, r.start), fx_shift_pos(s, r.end)};
+}
+
+/* A copy of e in p, node for node: what the constructors above make from
+ * e's fields (names copied into p), every location moved by s (NULL:
+ * kept), each node with its kids in one allocation. NULL when e is NULL
+ * or the pool fails. Recursion as deep as e. */
+MDAE_API const fx_node *fx_copy(fx_pool *p, const fx_node *e, const fx_shift *s);
+
 /* The known function called `name` (MEL's and Modelica's spelling:
  * "sin", "atan2", "noEvent"...; Modelica's "Modelica.Math.sin" too) with n
  * arguments, or FX_FN_UNKNOWN (also for a known name with the wrong

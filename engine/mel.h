@@ -349,8 +349,19 @@ MDAE_API struct fx_pool *mel_model_exprs(const mel_model *m);
  * same pointers). Else false, nothing written. */
 MDAE_API bool mel_model_edited_rows(const mel_model *m, const mel_model *since,
                                     const uint32_t **rows, size_t *n);
+/* Issue 40: how many of m's equations have since's sides (the same trees:
+ * mel_equation.lhs pointers, not NULL, at the same index), less those
+ * m's replay of an edit elaborated again and kept as they were (the edited
+ * statement's instances an edited integer condition leaves alone:
+ * engine/mel_elab.c, "Replay: instances an edited condition leaves
+ * alone"; they were copies until h-fe19): the worker's sharedEquations.
+ * Reads the edited rows only when m has their list from since
+ * (mel_model_edited_rows), nothing when m's replay moved the equations
+ * after the edit (it counted those before), else every equation. */
+MDAE_API size_t mel_model_sides_shared(const mel_model *m, const mel_model *since);
 /* Tests: m's list of edited rows forgotten (mel_model_edited_rows false
- * from now on): the passes that follow it take their slow path. */
+ * from now on): the passes that follow it take their slow path, a replay
+ * of an edit of m (mel_options.since) too. */
 MDAE_TEST_API void mel_model_forget_edited_rows(mel_model *m);
 /* Index of the known quantity with this name, or -1. */
 MDAE_API long mel_model_find_known(const mel_model *m, const char *name);

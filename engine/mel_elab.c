@@ -280,9 +280,15 @@ typedef struct elab {
      * conditions now and before, and their count (0: none such). */
     struct cond_pair {
         const mel__expr *now, *before;
+        /* now's lhs, rhs, before's lhs, rhs resolved (atoms_resolved):
+         * at >= 0: the loop index `at` steps up from an instance's
+         * innermost; ATOM_LITERAL: lit; ATOM_NONE: not an atom of E's loops */
+        int at[4];
+        long long lit[4];
     } edited[8];
     size_t n_edited;
     bool shifted; /* a replay: the edit moves what follows it (replay_copy) */
+    size_t n_before; /* a shifting replay: equations before the edit, but E's (replay_copy) */
     bool rebased; /* a replay: its incidences and unknowns copied (rebase) */
     /* A replay's mel_model_priv.tree_pool being made (replay_copy, then
      * the instances), handed over by trees_placed; tree_own: the value
@@ -3079,10 +3085,51 @@ bool mel_model_edited_rows(const mel_model *m, const mel_model *since, const uin
     return true;
 }
 
+/* How many of m's equations have since's sides because m's replay kept
+ * them as they were (mel_model_priv.sides_kept); 0 when m was not so
+ * made from since. */
+static size_t sides_kept(const mel_model *m, const mel_model *since)
+{
+    if (m->modelica || m->priv == NULL || m->priv->kept_from != since)
+        return 0;
+    return m->priv->sides_kept;
+}
+
+size_t mel_model_sides_shared(const mel_model *m, const mel_model *since)
+{
+    if (m == NULL || since == NULL)
+        return 0;
+    const mel_equation *a = m->equations, *b = since->equations;
+    const uint32_t *rows = NULL;
+    size_t n_rows = 0, n = 0;
+    if (!m->modelica && m->priv != NULL && m->priv->shared_from == since) {
+        /* a shifting replay: the equations before the edit are since's,
+         * with expressions; E's and those after it are new */
+        n = m->priv->n_shared;
+    } else if (mel_model_edited_rows(m, since, &rows, &n_rows)) {
+        /* every other row is since's, with expressions (a replay keeps
+         * them): its sides non-NULL */
+        MDAE_ASSERT(m->n_equations == since->n_equations && n_rows <= m->n_equations);
+        n = m->n_equations - n_rows;
+        for (size_t k = 0; k < n_rows; k++)
+            n += a[rows[k]].lhs == b[rows[k]].lhs && a[rows[k]].lhs != NULL;
+    } else {
+        uint32_t n_eq = m->n_equations < since->n_equations ? m->n_equations : since->n_equations;
+        for (uint32_t i = 0; i < n_eq; i++)
+            n += a[i].lhs == b[i].lhs && a[i].lhs != NULL;
+    }
+    size_t kept = sides_kept(m, since);
+    MDAE_ASSERT(kept <= n);
+    return n - kept;
+}
+
 void mel_model_forget_edited_rows(mel_model *m)
 {
-    if (m != NULL && m->priv != NULL)
+    if (m != NULL && m->priv != NULL) {
         m->priv->rows_from = NULL;
+        m->priv->rows_known = false;
+        m->priv->shared_from = NULL;
+    }
 }
 
 long mel_model_find_known(const mel_model *m, const char *name)
@@ -3340,7 +3387,7 @@ static void check_model(const mel_model *m, const bool *copied)
  *    (every equation declared once: mel__eqsrc.env set).
  *  - Pass 2 gives every other item what it gave it in the previous version
  *    (same text, declarations, guards), with the locations after the edit
- *    moved (moved_pos: offset, line and, on the edit's last line, column)
+ *    moved (fx_shift_pos: offset, line and, on the edit's last line, column)
  *    and no error (the previous version had none). E's instances are walked
  *    (errors: no replay, the full elaboration reports them), lowered and
  *    read under their equation's guard, with the symbols of the previous
@@ -3362,25 +3409,13 @@ static void check_model(const mel_model *m, const bool *copied)
 
 /* Where the edit moves a position of the previous text (see above). */
 typedef struct span {
-    size_t at, old_end, new_end;
-    size_t old_nl;           /* the previous text's first newline from old_end, or its length */
-    int64_t d_line, d_col;   /* lines added; columns added on the edit's last line */
+    size_t at;   /* where the texts start to differ */
+    fx_shift mv; /* old [at, mv.old_end) became new [at, mv.new_end) (engine/fx.h) */
 } span;
-
-static inline mdae_pos moved_pos(const span *sp, mdae_pos p)
-{
-    if (p.line == 0 || p.offset < sp->old_end)
-        return p;
-    if (p.offset <= sp->old_nl)
-        p.col = (uint32_t)((int64_t)p.col + sp->d_col);
-    p.line = (uint32_t)((int64_t)p.line + sp->d_line);
-    p.offset = (uint32_t)(p.offset - sp->old_end + sp->new_end);
-    return p;
-}
 
 static inline mdae_range moved(const span *sp, mdae_range r)
 {
-    return (mdae_range){moved_pos(sp, r.start), moved_pos(sp, r.end)};
+    return fx_shift_range(&sp->mv, r);
 }
 
 /* Column of offset off of text t (as mel_lex.c counts them, from 0 here). */
@@ -3409,11 +3444,11 @@ static span edit_span(const char *o, size_t olen, const char *n, size_t nlen)
         a++;
     while (z < m - a && o[olen - 1 - z] == n[nlen - 1 - z])
         z++;
-    span sp = {a, olen - z, nlen - z, olen, 0, 0};
-    const char *nl = memchr(o + sp.old_end, '\n', olen - sp.old_end);
-    sp.old_nl = nl != NULL ? (size_t)(nl - o) : olen;
-    sp.d_line = newlines(n, a, sp.new_end) - newlines(o, a, sp.old_end);
-    sp.d_col = (int64_t)column_of(n, sp.new_end) - (int64_t)column_of(o, sp.old_end);
+    span sp = {a, {olen - z, nlen - z, olen, 0, 0}};
+    const char *nl = memchr(o + sp.mv.old_end, '\n', olen - sp.mv.old_end);
+    sp.mv.old_nl = nl != NULL ? (size_t)(nl - o) : olen;
+    sp.mv.d_line = newlines(n, a, sp.mv.new_end) - newlines(o, a, sp.mv.old_end);
+    sp.mv.d_col = (int64_t)column_of(n, sp.mv.new_end) - (int64_t)column_of(o, sp.mv.old_end);
     return sp;
 }
 
@@ -3426,7 +3461,7 @@ static const mel__stmt *edited_equation(const mel__stmt *s, const span *sp,
                                         const mel__stmt **loops, size_t *n_loops)
 {
     for (; s != NULL; s = s->next) {
-        if (s->where.start.offset > sp->at || sp->new_end > s->where.end.offset)
+        if (s->where.start.offset > sp->at || sp->mv.new_end > s->where.end.offset)
             continue;
         switch (s->kind) {
         case MEL_S_EQU:
@@ -3608,67 +3643,17 @@ static bool replay_env(elab *el, const char *s, const mel__stmt *const *loops, s
 }
 
 /* e (of the previous version) with its locations moved by sp, in el's
- * pool: the plain constructors of fx.h make it field for field. */
+ * pool, node for node (fx_copy: what the constructors make of its fields). */
 static const fx_node *fx_moved(elab *el, const span *sp, const fx_node *e)
 {
-    if (e == NULL)
-        return NULL;
-    fx_pool *p = el->fx;
-    mdae_range w = moved(sp, e->where);
-    if (e->op == FX_VAR) /* the most common leaf, without the kids' array */
-        return fx_var(p, e->index, e->order, w);
-    const fx_node *small[8];
-    const fx_node **kids = e->n <= 8 ? small : mdae_malloc(e->n * sizeof *kids);
-    if (kids == NULL)
-        return NULL;
-    for (uint32_t k = 0; k < e->n; k++)
-        kids[k] = fx_moved(el, sp, e->kids[k]);
-    const fx_node *r;
-    switch ((fx_op)e->op) {
-    case FX_NUM: r = fx_num(p, e->num, e->is_int, w); break;
-    case FX_BOOL: r = fx_bool(p, e->num != 0, w); break;
-    case FX_TIME: r = fx_time(p, w); break;
-    case FX_VAR: r = fx_var(p, e->index, e->order, w); break;
-    case FX_KNOWN: r = fx_known(p, e->index, w); break;
-    case FX_MODE: r = fx_mode(p, e->index, w); break;
-    case FX_CALL: r = fx_call(p, (fx_fn)e->fn, e->name, kids, e->n, w); break;
-    case FX_OPAQUE: r = fx_opaque(p, e->name, kids, e->n, w); break;
-    default: r = fx_make(p, (fx_op)e->op, kids, e->n, w); break;
-    }
-    if (kids != small)
-        mdae_free(kids);
-    return r;
+    return fx_copy(el->fx, e, &sp->mv);
 }
 
 /* A copy of e (of the previous version) in el's pool, node for node:
  * fx_moved without a move. */
 static const fx_node *fx_copied(elab *el, const fx_node *e)
 {
-    fx_pool *p = el->fx;
-    switch ((fx_op)e->op) { /* the leaves, without the kids' array */
-    case FX_VAR: return fx_var(p, e->index, e->order, e->where);
-    case FX_KNOWN: return fx_known(p, e->index, e->where);
-    case FX_NUM: return fx_num(p, e->num, e->is_int, e->where);
-    case FX_MODE: return fx_mode(p, e->index, e->where);
-    default: break;
-    }
-    const fx_node *small[8];
-    const fx_node **kids = e->n <= 8 ? small : mdae_malloc(e->n * sizeof *kids);
-    if (kids == NULL)
-        return NULL;
-    for (uint32_t k = 0; k < e->n; k++)
-        kids[k] = fx_copied(el, e->kids[k]); /* NULL (OOM): the constructors return NULL */
-    const fx_node *r;
-    switch ((fx_op)e->op) {
-    case FX_BOOL: r = fx_bool(p, e->num != 0, e->where); break;
-    case FX_TIME: r = fx_time(p, e->where); break;
-    case FX_CALL: r = fx_call(p, (fx_fn)e->fn, e->name, kids, e->n, e->where); break;
-    case FX_OPAQUE: r = fx_opaque(p, e->name, kids, e->n, e->where); break;
-    default: r = fx_make(p, (fx_op)e->op, kids, e->n, e->where); break;
-    }
-    if (kids != small)
-        mdae_free(kids);
-    return r;
+    return fx_copy(el->fx, e, NULL);
 }
 
 /* The incidences of q (of the previous version) with their locations
@@ -3720,9 +3705,9 @@ static bool replay_copy(elab *el, const mel_model *prev, const span *sp, const m
 {
     const struct mel_model_priv *pp = prev->priv;
     bool ok = true;
-    bool shifts = sp->new_end != sp->old_end || sp->d_line != 0 || sp->d_col != 0;
+    bool shifts = sp->mv.new_end != sp->mv.old_end || sp->mv.d_line != 0 || sp->mv.d_col != 0;
     el->shifted = shifts;
-    size_t from = sp->old_end;
+    size_t from = sp->mv.old_end;
     /* The unknowns, when none is declared after the edit, are prev's
      * (freed with the last model that holds prev's private part). */
     bool vars_move = shifts && pp->vars_end > from;
@@ -3759,9 +3744,12 @@ static bool replay_copy(elab *el, const mel_model *prev, const span *sp, const m
     for (uint32_t q = 0; q < prev->n_equations; q++) {
         mel_equation *e = &el->equations[q];
         mel__eqsrc *o = &el->eqsrc[q];
-        if ((E != NULL && o->stmt.start.offset == E->where.start.offset) ||
-            o->stmt.start.offset < from)
-            continue; /* E's (replayed), or before the edit */
+        if (E != NULL && o->stmt.start.offset == E->where.start.offset)
+            continue; /* E's (replayed) */
+        if (o->stmt.start.offset < from) {
+            el->n_before++; /* before the edit: prev's, field for field */
+            continue;
+        }
         e->where = moved(sp, e->where);
         o->stmt = moved(sp, o->stmt);
         e->lhs = fx_moved(el, sp, e->lhs);
@@ -3846,37 +3834,21 @@ static bool same_tree(const fx_node *a, const fx_node *b)
  * kept (as instance_sides's same trees: the same uses under the same
  * guard); walk checks the same branches as prev's did, without error
  * (the conditions name nothing else, the branch not taken is not
- * walked). The sides are taken as copies (fx_moved moving nothing): new
- * trees, as instance_sides's, for the worker's count of shared
- * equations. That the rest is the same is checked: the previous text of
+ * walked). The sides are prev's trees themselves (its pools are held);
+ * mel_model_sides_shared, a worker's count of the equations a version
+ * took from the previous one, leaves them out (they were copies before
+ * h-fe19). That the rest is the same is checked: the previous text of
  * E is parsed again, alone (a statement parses the same in or out of its
  * context), and compared node for node with E's (same_ast), positions
  * relative to the statement. Other instances are replayed as usual. */
-
-/* An integer literal or a loop index of en (by name, innermost first,
- * as env_find) into *v; false for anything else. */
-static bool atom_int(const mel__expr *e, const env *en, long long *v)
-{
-    if (e->kind == MEL_X_NUM && e->u.num.is_int) {
-        *v = e->u.num.ival;
-        return true;
-    }
-    if (e->kind != MEL_X_ID || e->u.id.n != 0)
-        return false;
-    for (const env *f = en; f != NULL; f = f->parent)
-        if (strcmp(f->name, e->u.id.name) == 0) {
-            *v = f->value;
-            return true;
-        }
-    return false;
-}
 
 static bool is_atom(const mel__expr *e)
 {
     return (e->kind == MEL_X_NUM && e->u.num.is_int) || (e->kind == MEL_X_ID && e->u.id.n == 0);
 }
 
-/* Whether condition c compares two atoms (atom_int's kinds). */
+/* Whether condition c compares two atoms: integer literals or names
+ * without index (atom_resolved's kinds). */
 static bool atom_comparison(const mel__expr *c)
 {
     return c->kind == MEL_X_CMP && is_atom(c->u.bin.lhs) && is_atom(c->u.bin.rhs);
@@ -3930,7 +3902,7 @@ static bool same_ast(elab *el, const mel__expr *a, const mel__expr *b, uint32_t 
         if (atom_comparison(a->u.ite.c) && atom_comparison(b->u.ite.c)) {
             if (el->n_edited == sizeof el->edited / sizeof *el->edited)
                 return false;
-            el->edited[el->n_edited++] = (struct cond_pair){a->u.ite.c, b->u.ite.c};
+            el->edited[el->n_edited++] = (struct cond_pair){a->u.ite.c, b->u.ite.c, {0}, {0}};
         } else if (!same_ast(el, a->u.ite.c, b->u.ite.c, off)) {
             return false;
         }
@@ -3947,7 +3919,7 @@ static void edited_conditions(elab *el, const struct mel_model_priv *pp, const s
 {
     el->n_edited = 0;
     uint32_t a = E->where.start.offset, z = E->where.end.offset;
-    if (sp->new_end != sp->old_end || sp->d_line != 0 || sp->d_col != 0 ||
+    if (sp->mv.new_end != sp->mv.old_end || sp->mv.d_line != 0 || sp->mv.d_col != 0 ||
         !el->instances_same || pp->unordered || z > pp->src_len || a >= z)
         return;
     mel__report rep;
@@ -3961,16 +3933,69 @@ static void edited_conditions(elab *el, const struct mel_model_priv *pp, const s
         el->n_edited = 0;
 }
 
-/* Whether every condition of el->edited has, in environment en, the
- * value it had before (both compare atoms of en). */
+enum { ATOM_LITERAL = -1, ATOM_NONE = -2 };
+
+/* Atom e of a condition of E resolved once for all of E's instances
+ * (loops[0 .. n) E's loops, outermost first; an instance's environment
+ * holds their indices, innermost first: replay_env): an integer literal,
+ * or a loop index by name, innermost first (as env_find); anything else
+ * has no value (ATOM_NONE). */
+static void atom_resolved(const mel__expr *e, const mel__stmt *const *loops, size_t n, int *at,
+                          long long *lit)
+{
+    *at = ATOM_NONE;
+    *lit = 0;
+    if (e->kind == MEL_X_NUM && e->u.num.is_int) {
+        *at = ATOM_LITERAL;
+        *lit = e->u.num.ival;
+    } else if (e->kind == MEL_X_ID && e->u.id.n == 0) {
+        for (size_t k = n; k-- > 0;)
+            if (strcmp(loops[k]->u.loop.index, e->u.id.name) == 0) {
+                *at = (int)(n - 1 - k);
+                break;
+            }
+    }
+}
+
+/* el->edited's atoms resolved (atom_resolved) for E's loops. */
+static void atoms_resolved(elab *el, const mel__stmt *const *loops, size_t n)
+{
+    for (size_t k = 0; k < el->n_edited; k++) {
+        struct cond_pair *c = &el->edited[k];
+        const mel__expr *x[4] = {c->now->u.bin.lhs, c->now->u.bin.rhs, c->before->u.bin.lhs,
+                                 c->before->u.bin.rhs};
+        for (int j = 0; j < 4; j++)
+            atom_resolved(x[j], loops, n, &c->at[j], &c->lit[j]);
+    }
+}
+
+/* The value of resolved atom j of c in an instance's environment en
+ * into *v; false when it has none. */
+static inline bool atom_value(const struct cond_pair *c, int j, const env *en, long long *v)
+{
+    if (c->at[j] == ATOM_LITERAL) {
+        *v = c->lit[j];
+        return true;
+    }
+    for (int k = 0; k < c->at[j] && en != NULL; k++)
+        en = en->parent;
+    if (c->at[j] < 0 || en == NULL)
+        return false;
+    *v = en->value;
+    return true;
+}
+
+/* Whether every condition of el->edited has, in environment en (an
+ * instance's of E: replay_env), the value it had before (both compare
+ * atoms of en, resolved once: atoms_resolved). */
 static bool conditions_as_before(const elab *el, const env *en)
 {
     for (size_t k = 0; k < el->n_edited; k++) {
-        const mel__expr *c = el->edited[k].now, *d = el->edited[k].before;
+        const struct cond_pair *c = &el->edited[k];
         long long w, x, y, z;
-        if (!atom_int(c->u.bin.lhs, en, &w) || !atom_int(c->u.bin.rhs, en, &x) ||
-            !atom_int(d->u.bin.lhs, en, &y) || !atom_int(d->u.bin.rhs, en, &z) ||
-            cmp_ll(c->u.bin.op, w, x) != cmp_ll(d->u.bin.op, y, z))
+        if (!atom_value(c, 0, en, &w) || !atom_value(c, 1, en, &x) ||
+            !atom_value(c, 2, en, &y) || !atom_value(c, 3, en, &z) ||
+            cmp_ll(c->now->u.bin.op, w, x) != cmp_ll(c->before->u.bin.op, y, z))
             return false;
     }
     return true;
@@ -4031,14 +4056,12 @@ static bool replay_instances(elab *el, const mel_model *prev, const mel__stmt *E
             return false;
         mel_equation *e = &el->equations[q];
         e->where = E->where;
-        el->tree_pool[q] = el->tree_own; /* new sides either way */
         if (el->n_edited > 0 && conditions_as_before(el, en)) { /* prev's sides and incidences */
-            if (!sides_copied(el, e))
-                return false;
-            el->priv->sides_as_before++;
+            el->priv->sides_as_before++; /* prev's trees, where prev has them (tree_pool) */
             MDAE_ASSERT(memcmp(&o->stmt, &E->where, sizeof o->stmt) == 0 && o->size == E->size);
             continue;
         }
+        el->tree_pool[q] = el->tree_own; /* new sides */
         item it = {IT_EQ, E, NULL, en, NULL, o->seq, q, -1, e->when};
         el->it = &it;
         el->gf.below = o->guard_mark;
@@ -4075,7 +4098,11 @@ static bool replay_instances(elab *el, const mel_model *prev, const mel__stmt *E
 /* Whether prev's equations are declared once each (mel_model_priv.once)
  * and E's instances there are E's (their old range: the edit undone) and
  * made no guard; their equations in el->instances, in order; *work: pass
- * 1's work with E's new size. */
+ * 1's work with E's new size. Prev's sources are scanned for those that
+ * begin where E does, or, when prev was itself a replay of the statement
+ * that begins there, its list read (mel_model_priv.rows_at: the same
+ * rows, none of the others begins there: those before stay before, those
+ * after the edit moved after it). */
 static bool replay_sources(elab *el, const mel_model *prev, const span *sp, const mel__stmt *E,
                            uint64_t *work)
 {
@@ -4085,13 +4112,18 @@ static bool replay_sources(elab *el, const mel_model *prev, const span *sp, cons
         return false;
     el->instances_same = true;
     uint32_t at = E != NULL ? E->where.start.offset : 0;
-    for (uint32_t q = 0; E != NULL && q < prev->n_equations; q++) {
+    const uint32_t *rows = E != NULL && pp->rows_known && pp->rows_at == at ? pp->edited_rows : NULL;
+    size_t n = E == NULL ? 0 : pp->rows_known && pp->rows_at == at ? pp->n_edited_rows
+                                                                     : prev->n_equations;
+    for (size_t k = 0; k < n; k++) {
+        uint32_t q = rows != NULL ? rows[k] : (uint32_t)k;
         const mel__eqsrc *o = &pp->eqsrc[q];
+        MDAE_ASSERT(rows == NULL || o->stmt.start.offset == at);
         if (o->stmt.start.offset != at)
             continue;
         uint32_t *slot = vec_push(el, &el->instances, sizeof *slot);
         if (slot == NULL || o->made_guards ||
-            o->stmt.end.offset + sp->new_end != E->where.end.offset + sp->old_end)
+            o->stmt.end.offset + sp->mv.new_end != E->where.end.offset + sp->mv.old_end)
             return false;
         *slot = q;
         el->instances_same = el->instances_same && o->size == E->size &&
@@ -4113,7 +4145,7 @@ static bool folded_moved(struct mel_model_priv *priv, const struct mel_model_pri
         return false;
     for (size_t k = 0; k < pp->n_folded; k++) {
         uint32_t f = pp->folded[k];
-        priv->folded[k] = f >= sp->old_end ? (uint32_t)(f - sp->old_end + sp->new_end) : f;
+        priv->folded[k] = f >= sp->mv.old_end ? (uint32_t)(f - sp->mv.old_end + sp->mv.new_end) : f;
     }
     priv->n_folded = pp->n_folded;
     return true;
@@ -4150,17 +4182,24 @@ static bool folded_moved(struct mel_model_priv *priv, const struct mel_model_pri
  * the entries whose trees this replay made (replay_copy's moved ones, E's
  * instances) in priv's own pool. Checked for E's instances: their sides
  * are new (a replay makes nodes in its new pool only, both sides of an
- * equation or neither). */
+ * equation or neither), or prev's where prev has them for those kept as
+ * before (sides_as_before of them). */
 static void trees_placed(elab *el, const mel_model *prev, struct mel_model_priv *priv)
 {
     const struct mel_model_priv *pp = prev->priv;
     MDAE_ASSERT(el->tree_pool != NULL && el->tree_own == priv->n_held);
     const uint32_t *qs = el->instances.p;
+    size_t kept = 0;
     for (size_t k = 0; k < el->instances.n; k++) {
         const mel_equation *a = &el->equations[qs[k]], *b = &prev->equations[qs[k]];
-        MDAE_ASSERT(a->lhs != b->lhs && a->rhs != b->rhs &&
-                    el->tree_pool[qs[k]] == el->tree_own);
+        uint8_t was = pp->tree_pool != NULL ? pp->tree_pool[qs[k]] : 0;
+        bool same = a->lhs == b->lhs && a->rhs == b->rhs;
+        MDAE_ASSERT(same ? el->tree_pool[qs[k]] == was
+                         : a->lhs != b->lhs && a->rhs != b->rhs &&
+                               el->tree_pool[qs[k]] == el->tree_own);
+        kept += same;
     }
+    MDAE_ASSERT(kept == priv->sides_as_before);
     priv->tree_pool = el->tree_pool;
     el->tree_pool = NULL;
     priv->root_slots = pp->tree_pool != NULL ? pp->root_slots : pp->n_held + 1;
@@ -4187,7 +4226,7 @@ static bool tree_copied(elab *el, size_t ne, size_t i)
  * above); false on OOM. */
 static bool incidences_owned(elab *el, size_t ne)
 {
-    const span same = {SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX, 0, 0};
+    const span same = {SIZE_MAX, {SIZE_MAX, SIZE_MAX, SIZE_MAX, 0, 0}};
     for (size_t q = 0; q < ne; q++)
         if (!incs_moved(el, &same, &el->equations[q]))
             return false;
@@ -4369,7 +4408,7 @@ static const mel__stmt *edited_condition(const mel__stmt *s, const char *text, s
                                          size_t *n_loops)
 {
     for (; s != NULL; s = s->next) {
-        if (s->where.start.offset > sp->at || sp->new_end > s->where.end.offset)
+        if (s->where.start.offset > sp->at || sp->mv.new_end > s->where.end.offset)
             continue;
         switch (s->kind) {
         case MEL_S_FOR:
@@ -4380,7 +4419,7 @@ static const mel__stmt *edited_condition(const mel__stmt *s, const char *text, s
         case MEL_S_IF: {
             const mel__expr *c = s->u.cond.cond;
             return c != NULL && c->where.start.offset <= sp->at &&
-                           sp->new_end <= then_at(text, len, c->where.end.offset)
+                           sp->mv.new_end <= then_at(text, len, c->where.end.offset)
                        ? s
                        : NULL;
         }
@@ -4605,6 +4644,7 @@ static int replay(const mel__stmt *prog, const char *text, size_t len, const mel
     mel__arena_init(&before);
     if (E != NULL)
         edited_conditions(&el, pp, &sp, E, &before);
+    atoms_resolved(&el, loops, n_loops);
     declarations_key(&el, prog);
     uint32_t size_a = 0;
     bool ok = el.fx != NULL && work <= el.max_work &&
@@ -4648,18 +4688,33 @@ static int replay(const mel__stmt *prog, const char *text, size_t len, const mel
     m->knowns = priv->knowns = el.knowns.p;
     /* What was elaborated again is checked, the others are as in prev. */
     const uint32_t *qs = el.instances.p;
-    for (size_t k = 0; k < el.instances.n; k++) /* E's */
-        check_equation(m, &m->equations[qs[k]]);
+    for (size_t k = 0; k < el.instances.n; k++) /* E's, but prev's incidences (checked there) */
+        if (m->equations[qs[k]].incs != prev->equations[qs[k]].incs)
+            check_equation(m, &m->equations[qs[k]]);
     for (uint32_t q = 0; C != NULL && q < m->n_equations; q++) {
         uint32_t at = priv->eqsrc[q].stmt.start.offset;
         if (at >= C->where.start.offset && at < C->where.end.offset)
             check_equation(m, &m->equations[q]);
     }
-    if (C == NULL && !el.shifted && !el.rebased) { /* the rows E's instances only */
-        priv->rows_from = prev;
+    if (priv->sides_as_before > 0) { /* kept as before: prev's trees, unless the rebase copied them */
+        for (size_t k = 0; k < el.instances.n; k++)
+            priv->sides_kept += m->equations[qs[k]].lhs != NULL &&
+                                m->equations[qs[k]].lhs == prev->equations[qs[k]].lhs;
+        priv->kept_from = prev;
+    }
+    if (E != NULL && el.shifted && !el.rebased) { /* prev's sides: those before the edit */
+        MDAE_ASSERT(priv->sides_kept == 0); /* edited_conditions: no shift */
+        priv->shared_from = prev;
+        priv->n_shared = el.n_before;
+    }
+    if (E != NULL) { /* E's instances: the next replay of E's (replay_sources) */
         priv->edited_rows = el.instances.p;
         priv->n_edited_rows = el.instances.n;
+        priv->rows_at = E->where.start.offset;
+        priv->rows_known = true;
         el.instances = (vec){0};
+        if (!el.shifted && !el.rebased) /* and the rows E's instances only */
+            priv->rows_from = prev;
     }
     elab_close(&el);
     *out = m;

@@ -439,6 +439,12 @@ struct mel_model_priv {
      * previous version (mel_elab.c, "Replay: instances an edited
      * condition leaves alone"). */
     size_t sides_as_before;
+    /* Of those, the ones whose sides are the previous version's trees
+     * (kept_from's, compared by pointer only; NULL: none) at the end of
+     * the replay (a rebase may have copied them). See
+     * mel_model_sides_shared. */
+    const struct mel_model *kept_from;
+    size_t sides_kept;
     /* A replay of an edit inside one equation statement that moved no
      * location and was not rebased (mel_elab.c, "Replay"): the previous
      * version (rows_from, compared by pointer only) and E's instances,
@@ -448,6 +454,20 @@ struct mel_model_priv {
     const struct mel_model *rows_from;
     uint32_t *edited_rows;
     size_t n_edited_rows;
+    /* rows_known: edited_rows holds the instances of this version's
+     * statement that begins at offset rows_at (any replay of an edit
+     * inside one equation statement, moved or rebased too: indices do not
+     * move), which the next replay of an edit in it reads instead of
+     * every source (mel_elab.c's replay_sources). */
+    uint32_t rows_at;
+    bool rows_known;
+    /* A replay of an edit inside one equation statement that moved what
+     * follows it and was not rebased: the previous version (shared_from,
+     * by pointer only) and how many of its equations this one has field
+     * for field, sides included (n_shared: those before the edit, but
+     * E's). See mel_model_sides_shared. */
+    const struct mel_model *shared_from;
+    size_t n_shared;
     /* Issue 40 item 3, the replay of an edit (mel_elab.c, "Replay"):
      * kept by a MEL parse that reported nothing, with its sources. The
      * guard factory's table (`guards`, its arena this one), the declared

@@ -271,17 +271,6 @@ static void seed_failure(wk_state *w, const cJSON *params)
     w->analysis_method = w->method;
 }
 
-/* How many of m's equations share their sides with since's (mel_options.
- * since: the same statement at the same place). */
-static size_t shared_equations(const mel_model *m, const mel_model *since)
-{
-    size_t n = 0;
-    for (uint32_t i = 0; m != NULL && since != NULL && i < m->n_equations; i++)
-        n += i < since->n_equations && m->equations[i].lhs != NULL &&
-             m->equations[i].lhs == since->equations[i].lhs;
-    return n;
-}
-
 /* Do m's equation i and since's have the same sides? Shared nodes, or,
  * when the front-end shared some equation's sides (so judged the
  * declarations the same: engine/mel.h, mel_options.since), equal trees
@@ -320,7 +309,7 @@ static void bodies_same(wk_state *w, const mel_model *m, const mel_model *since,
     bool *same = mdae_malloc((size_t)m->n_equations + 1);
     if (same == NULL)
         return; /* the bodies are made again */
-    bool decls_same = w->model_shared > 0; /* shared_equations(m, since), load */
+    bool decls_same = w->model_shared > 0; /* mel_model_sides_shared(m, since), load */
     for (uint32_t i = 0; i < m->n_equations; i++)
         same[i] = sides_same(m, since, i, decls_same);
     w->body_same = same;
@@ -384,7 +373,7 @@ static int load(wk_state *w, const cJSON *params, bool recover)
     mo.since = prev_mel ? prev : NULL;
     int rc = modelica ? mo_model_parse(w->text, w->text_len, &mo, &w->model, &w->model_diags)
                       : mel_model_parse(w->text, w->text_len, &mo, &w->model, &w->model_diags);
-    w->model_shared = shared_equations(w->model, mo.since);
+    w->model_shared = mel_model_sides_shared(w->model, mo.since);
     bodies_same(w, rc == MDAE_OK ? w->model : NULL, mo.since, prev_tree);
     model_release(w, prev_held);
     if (rc == MDAE_OK)

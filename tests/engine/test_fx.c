@@ -960,3 +960,88 @@ Test(fx_random, dt_keep_reads_what_the_input_reads_raised)
     cr_log_info("fx_dt_keep: plain fx_dt dropped %u reads", dropped);
     cr_assert_gt(dropped, 0u, "no case where keeping reads matters");
 }
+
+/* ---- Copies (fx_copy, issue 40: the front-end's replay) ---------------------
+ * fx_copy against the constructors (its slow path: what mel_elab.c's
+ * replay did before h-fe19): every node of random trees (every kind of
+ * node, names included) copied with and without moved locations, into
+ * another pool, compared field for field with the tree the constructors
+ * make of the same fields and moved locations. */
+
+/* e rebuilt with the constructors, each node's location moved by s (NULL:
+ * kept), or, with *c not NULL, given a new one from counter *c. */
+static const fx_node *rebuilt(fx_pool *p, const fx_node *e, const fx_shift *s, uint32_t *c)
+{
+    mdae_range w = e->where;
+    if (c != NULL) {
+        uint32_t k = (*c)++;
+        w = (mdae_range){{1 + k / 5, k % 5, 3 * k}, {1 + (k + 1) / 5, (k + 1) % 5, 3 * k + 2}};
+    } else if (s != NULL) {
+        w = fx_shift_range(s, w);
+    }
+    const fx_node *kids[16];
+    cr_assert_leq(e->n, 16);
+    for (uint32_t k = 0; k < e->n; k++)
+        kids[k] = rebuilt(p, e->kids[k], s, c);
+    switch ((fx_op)e->op) {
+    case FX_NUM: return fx_num(p, e->num, e->is_int, w);
+    case FX_BOOL: return fx_bool(p, e->num != 0, w);
+    case FX_TIME: return fx_time(p, w);
+    case FX_VAR: return fx_var(p, e->index, e->order, w);
+    case FX_KNOWN: return fx_known(p, e->index, w);
+    case FX_MODE: return fx_mode(p, e->index, w);
+    case FX_CALL: return fx_call(p, (fx_fn)e->fn, e->name, kids, e->n, w);
+    case FX_OPAQUE: return fx_opaque(p, e->name, kids, e->n, w);
+    default: return fx_make(p, (fx_op)e->op, kids, e->n, w);
+    }
+}
+
+/* Whether a and b are the same field for field (locations included), b's
+ * nodes and names none of `old`'s (the tree copied). */
+static bool same_copy(const fx_node *a, const fx_node *b, const fx_node *old)
+{
+    if (b == old || (b->name != NULL && b->name == old->name))
+        return false;
+    if (a->op != b->op || a->fn != b->fn || a->is_int != b->is_int || a->order != b->order ||
+        a->n != b->n || a->index != b->index || memcmp(&a->num, &b->num, sizeof a->num) != 0 ||
+        memcmp(&a->where, &b->where, sizeof a->where) != 0 ||
+        (a->name == NULL) != (b->name == NULL) || (a->name != NULL && strcmp(a->name, b->name) != 0))
+        return false;
+    for (uint32_t k = 0; k < a->n; k++)
+        if (!same_copy(a->kids[k], b->kids[k], old->kids[k]))
+            return false;
+    return true;
+}
+
+Test(fx_copy, is_what_the_constructors_make_of_the_moved_fields)
+{
+    static const fx_shift shifts[] = {
+        {0, 0, 0, 0, 0},            /* moves nothing */
+        {30, 41, 40, 0, 11},        /* longer, same line: columns on the edit's line */
+        {30, 25, 33, 2, -4},        /* shorter, lines added */
+        {0, 7, 12, -1, 3},          /* from the start */
+        {SIZE_MAX, SIZE_MAX, SIZE_MAX, 0, 0}, /* after everything */
+    };
+    for (uint32_t i = 0; i < N_EXPR / 4; i++) {
+        fx_pool *p = fx_pool_new(), *q = fx_pool_new();
+        cr_assert(p != NULL && q != NULL);
+        gen g = {p, {0x51ed270b0bd1ull ^ i}, true};
+        const fx_node *e = g_expr(&g, 1 + (int)rnd(&g.r, 5));
+        const fx_node *both[2] = {fx_opaque(p, "raw text", (const fx_node *[]){e, fx_time(p, nw)}, 2, nw),
+                                  fx_mode(p, 1, nw)};
+        e = fx_if(p, fx_bool(p, i % 2 == 0, nw), both[0], fx_make(p, FX_ADD, both, 2, nw), nw);
+        uint32_t c = 0;
+        const fx_node *located = rebuilt(p, e, NULL, &c);
+        cr_assert_not_null(located);
+        for (size_t k = 0; k < sizeof shifts / sizeof *shifts; k++) {
+            const fx_node *want = rebuilt(q, located, &shifts[k], NULL);
+            const fx_node *got = fx_copy(q, located, &shifts[k]);
+            cr_assert(want != NULL && got != NULL);
+            cr_assert(same_copy(want, got, located), "seed %u, shift %zu", (unsigned)i, k);
+        }
+        cr_assert(same_copy(located, fx_copy(q, located, NULL), located), "seed %u, kept", (unsigned)i);
+        cr_assert_null(fx_copy(q, NULL, NULL));
+        fx_pool_free(p);
+        fx_pool_free(q);
+    }
+}

@@ -191,6 +191,18 @@ static mel_model *same_as_cold(const char *text, long long n, const mel_model *s
     mdae_free(x);
     mdae_free(y);
     mel_model_free(b);
+    if (a != NULL && since != NULL) {
+        /* the worker's count of shared sides (mel_model_sides_shared: the
+         * replay's count, or its list, h-fe19) is the loop over every
+         * equation's, less the kept instances (copies before h-fe19, tested
+         * in edited_integer_conditions_...) */
+        size_t loop = 0;
+        for (uint32_t q = 0; q < a->n_equations && q < since->n_equations; q++)
+            loop += a->equations[q].lhs != NULL && a->equations[q].lhs == since->equations[q].lhs;
+        size_t kept = a->priv != NULL && a->priv->kept_from == since ? a->priv->sides_kept : 0;
+        cr_assert_eq(mel_model_sides_shared(a, since), loop - kept, "%s: %zu shared, not %zu",
+                     what, mel_model_sides_shared(a, since), loop - kept);
+    }
     return a;
 }
 
@@ -1002,6 +1014,64 @@ Test(mel_since, a_chain_of_thirty_edits_never_elaborates_in_full)
     free(text);
 }
 
+/* A replay of an edit in the statement the previous version's replay
+ * edited reads that version's list of the statement's instances instead of
+ * scanning every source (mel_elab.c's replay_sources, h-fe19): two chains
+ * of the same texts (the bench's edit of px, then " + 0" typed into the
+ * brake's equations from the top down), the slow one with each version's
+ * list forgotten (mel_model_forget_edited_rows: the next replay scans),
+ * make the same lists, and each version is the cold model. */
+Test(mel_since, the_edited_statements_rows_read_from_the_list_are_the_scans)
+{
+    char *text = tm_slurp("brake.mel");
+    mel_model *fast = same_as_cold(text, 6, NULL, false, "original");
+    mel_model *slow = same_as_cold(text, 6, NULL, false, "original");
+    char *t = NULL;
+    int listed = 0;
+    for (int k = 0; k < 24; k++) {
+        char *u;
+        if (k < 12) {
+            char to[200];
+            snprintf(to, sizeof to,
+                     "px[i] : equation b[i] = K*x[i] + (if i == %d then der(x[i]) else 0);", 1 + k);
+            u = tm_replaced(text, "px[i] : equation b[i] = K*x[i];", to);
+        } else {
+            lines ls;
+            split_lines(t, &ls);
+            size_t eqs[256];
+            size_t n = equation_lines(t, &ls, eqs, 256);
+            cr_assert_gt(n, 0);
+            u = term_typed(t, &ls, eqs[(size_t)(k - 12) / 2 % n], " + 0"); /* twice each */
+        }
+        char what[64];
+        snprintf(what, sizeof what, "edit %d", k);
+        bool known = fast->priv->rows_known;
+        uint32_t at = fast->priv->rows_at;
+        mel_model *f = same_as_cold(u, 6, fast, false, what);
+        mel_model *g = same_as_cold(u, 6, slow, false, what);
+        cr_assert(f != NULL && g != NULL);
+        cr_assert_eq(f->priv->rows_known, g->priv->rows_known, "%s", what);
+        cr_assert_eq(f->priv->n_edited_rows, g->priv->n_edited_rows, "%s", what);
+        cr_assert(f->priv->n_edited_rows == 0 ||
+                      memcmp(f->priv->edited_rows, g->priv->edited_rows,
+                             f->priv->n_edited_rows * sizeof *f->priv->edited_rows) == 0,
+                  "%s: other rows", what);
+        listed += known && f->priv->rows_known && f->priv->rows_at == at;
+        mel_model_forget_edited_rows(g);
+        mel_model_free(fast);
+        mel_model_free(slow);
+        fast = f;
+        slow = g;
+        free(t);
+        t = u;
+    }
+    cr_assert_geq(listed, 16, "the list read %d times", listed);
+    mel_model_free(fast);
+    mel_model_free(slow);
+    free(t);
+    free(text);
+}
+
 /* Edits of integer conditions only (mel_elab.c, "Replay: instances an
  * edited condition leaves alone"): the instances whose conditions keep
  * their values take the previous sides, the others are replayed; each
@@ -1023,18 +1093,19 @@ Test(mel_since, edited_integer_conditions_keep_the_instances_they_leave_alone)
     static const struct {
         const char *from, *to;
         size_t kept; /* instances that take the previous sides */
+        char label;  /* the edited statement's */
     } steps[] = {
-        {"if i == 2 then der", "if i == 3 then der", 8},
-        {"if i == 3 then der", "if i <> 3 then der", 0},
-        {"if i <> 3 then der", "if 3 <> i then der", 12},
-        {"if j == 1 then (if i < 7", "if j == 2 then (if i < 7", 0},
-        {"if j == 2 then (if i < 7", "if j == 2 then (if i < 5", 0}, /* qq: an error */
-        {"if j == 2 then (if i < 7", "if j == 2 then (if i < 8", 12},
-        {"if 3 <> i then der", "if 3 <> M then der", 0},
-        {"if 3 <> M then der", "if 3 <> i then der", 0},
-        {"else 0) +", "else 7) +", 0},         /* not in a condition */
-        {"if i + 1 == 3", "if i + 2 == 3", 0}, /* a condition on no atoms */
-        {"if 3 <> i then der", "if 3.0<i then der", 0},
+        {"if i == 2 then der", "if i == 3 then der", 8, 'e'},
+        {"if i == 3 then der", "if i <> 3 then der", 0, 'e'},
+        {"if i <> 3 then der", "if 3 <> i then der", 12, 'e'},
+        {"if j == 1 then (if i < 7", "if j == 2 then (if i < 7", 0, 'f'},
+        {"if j == 2 then (if i < 7", "if j == 2 then (if i < 5", 0, 'f'}, /* qq: an error */
+        {"if j == 2 then (if i < 7", "if j == 2 then (if i < 8", 12, 'f'},
+        {"if 3 <> i then der", "if 3 <> M then der", 0, 'e'},
+        {"if 3 <> M then der", "if 3 <> i then der", 0, 'e'},
+        {"else 0) +", "else 7) +", 0, 'e'},         /* not in a condition */
+        {"if i + 1 == 3", "if i + 2 == 3", 0, 'e'}, /* a condition on no atoms */
+        {"if 3 <> i then der", "if 3.0<i then der", 0, 'e'},
     };
     char *t = copy(a);
     mel_model *prev = same_as_cold(t, -1, NULL, false, "original");
@@ -1047,7 +1118,42 @@ Test(mel_since, edited_integer_conditions_keep_the_instances_they_leave_alone)
         }
         cr_assert_eq(m->priv->sides_as_before, steps[k].kept, "%s: %zu instances kept",
                      steps[k].to, m->priv->sides_as_before);
+        /* the kept instances' sides are prev's trees (h-fe19), and only
+         * theirs among the edited rows */
+        const uint32_t *rows = NULL;
+        size_t n_rows = 0, listed_shared = 0, unlisted_shared = 0, r = 0;
+        bool list = mel_model_edited_rows(m, prev, &rows, &n_rows); /* not when rebased */
+        cr_assert(list || steps[k].kept == 0 || m->priv->depth == 1, "%s: no list", steps[k].to);
+        for (uint32_t q = 0; list && q < m->n_equations; q++) {
+            bool listed = r < n_rows && rows[r] == q;
+            r += listed;
+            bool lhs = m->equations[q].lhs == prev->equations[q].lhs;
+            cr_assert_eq(lhs, m->equations[q].rhs == prev->equations[q].rhs);
+            listed_shared += listed && lhs;
+            unlisted_shared += !listed && lhs;
+        }
+        cr_assert(!list || listed_shared == steps[k].kept, "%s: %zu listed rows shared",
+                  steps[k].to, listed_shared);
+        cr_assert(!list || unlisted_shared == m->n_equations - n_rows);
+        /* the worker's sharedEquations: prev's sides, but for the edited
+         * statement's instances (copies before h-fe19), counted by a loop
+         * over every equation; the same without the list (the slow path) */
+        size_t shared = 0;
+        for (uint32_t q = 0; q < m->n_equations; q++)
+            shared += m->equations[q].lhs == prev->equations[q].lhs &&
+                      m->equations[q].lhs != NULL &&
+                      !(m->equations[q].name[0] == steps[k].label && m->equations[q].name[1] == '[');
+        cr_assert_eq(mel_model_sides_shared(m, prev), shared, "%s: %zu shared, not %zu",
+                     steps[k].to, mel_model_sides_shared(m, prev), shared);
+        cr_assert_eq(mel_model_sides_shared(m, NULL), 0);
+        mel_model_forget_edited_rows(m);
+        cr_assert_eq(mel_model_sides_shared(m, prev), shared, "%s: without the list", steps[k].to);
+        char *before = dump(m);
         mel_model_free(prev);
+        char *after = dump(m); /* the kept trees outlive prev's model: ASan would tell */
+        cr_assert_str_eq(before, after);
+        free(before);
+        free(after);
         prev = m;
         free(t);
         t = u;
