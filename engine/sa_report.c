@@ -54,16 +54,22 @@ typedef struct split {
     size_t n, cap;
 } split;
 
+/* The set of one value, the recursion's leaf: appended to s. */
+static void split_leaf(sa_ctx *c, split *s, BDD set, unsigned value)
+{
+    if (s->n == s->cap) /* values are bounded by 2^w: cannot happen */
+        sa__fail(c, MDAE_E_BDD);
+    s->values[s->n] = value;
+    sa__put(&s->sets[s->n], set);
+    s->n++;
+}
+
 static void split_rec(sa_ctx *c, split *s, const BDD *v, int k, BDD set, unsigned value)
 {
     if (set == bddfalse)
         return;
     if (k < 0) {
-        if (s->n == s->cap) /* values are bounded by 2^w: cannot happen */
-            sa__fail(c, MDAE_E_BDD);
-        s->values[s->n] = value;
-        sa__put(&s->sets[s->n], set);
-        s->n++;
+        split_leaf(c, s, set, value);
         return;
     }
     if (v[k] == bddfalse || v[k] == bddtrue) { /* a constant bit: one branch, no operation */
@@ -385,11 +391,7 @@ static void split_within(sa_ctx *c, const sa__within *okw, split *s, const BDD *
     if (sa__within_empty(okw, set))
         return;
     if (k < 0) {
-        if (s->n == s->cap) /* values are bounded by 2^w: cannot happen */
-            sa__fail(c, MDAE_E_BDD);
-        s->values[s->n] = value;
-        sa__put(&s->sets[s->n], set);
-        s->n++;
+        split_leaf(c, s, set, value);
         return;
     }
     if (v[k] == bddfalse || v[k] == bddtrue) {

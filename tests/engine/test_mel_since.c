@@ -969,6 +969,26 @@ static void chain_bounded(const mel_model *m)
         cr_assert_leq(p->tree_pool[i], p->n_held);
 }
 
+/* The k-th text of the tests' chains of edits (caller frees): for k < 12
+ * the bench's edit of px with K = 1 + k (made from text, the original),
+ * then " + 0" typed into t's (the previous text's) typed-th equation
+ * line, counting from the top and around. */
+static char *chain_text(const char *text, const char *t, int k, size_t typed)
+{
+    if (k < 12) {
+        char to[200];
+        snprintf(to, sizeof to,
+                 "px[i] : equation b[i] = K*x[i] + (if i == %d then der(x[i]) else 0);", 1 + k);
+        return tm_replaced(text, "px[i] : equation b[i] = K*x[i];", to);
+    }
+    lines ls;
+    split_lines(t, &ls);
+    size_t eqs[256];
+    size_t n = equation_lines(t, &ls, eqs, 256);
+    cr_assert_gt(n, 0);
+    return term_typed(t, &ls, eqs[typed % n], " + 0");
+}
+
 /* 30 edits in a row, none elaborated in full, each the cold parse: the
  * bench's edit with K = 1 .. 12 (the text grows at K = 10: everything
  * after moves), then " + 0" typed into the brake's equations from the top
@@ -983,21 +1003,7 @@ Test(mel_since, a_chain_of_thirty_edits_never_elaborates_in_full)
         mel_model *prev = same_as_cold(text, 6, NULL, false, "original");
         char *t = NULL;
         for (int k = 0; k < 30; k++) {
-            char *u;
-            if (k < 12) {
-                char to[200];
-                snprintf(to, sizeof to,
-                         "px[i] : equation b[i] = K*x[i] + (if i == %d then der(x[i]) else 0);",
-                         1 + k);
-                u = tm_replaced(text, "px[i] : equation b[i] = K*x[i];", to);
-            } else {
-                lines ls;
-                split_lines(t, &ls);
-                size_t eqs[256];
-                size_t n = equation_lines(t, &ls, eqs, 256);
-                cr_assert_gt(n, 0);
-                u = term_typed(t, &ls, eqs[(size_t)(k - 12) % n], " + 0");
-            }
+            char *u = chain_text(text, t, k, (size_t)(k - 12));
             char what[64];
             snprintf(what, sizeof what, "edit %d (order %d)", k, order);
             mel_model *m = same_as_cold(u, 6, prev, false, what);
@@ -1029,20 +1035,7 @@ Test(mel_since, the_edited_statements_rows_read_from_the_list_are_the_scans)
     char *t = NULL;
     int listed = 0;
     for (int k = 0; k < 24; k++) {
-        char *u;
-        if (k < 12) {
-            char to[200];
-            snprintf(to, sizeof to,
-                     "px[i] : equation b[i] = K*x[i] + (if i == %d then der(x[i]) else 0);", 1 + k);
-            u = tm_replaced(text, "px[i] : equation b[i] = K*x[i];", to);
-        } else {
-            lines ls;
-            split_lines(t, &ls);
-            size_t eqs[256];
-            size_t n = equation_lines(t, &ls, eqs, 256);
-            cr_assert_gt(n, 0);
-            u = term_typed(t, &ls, eqs[(size_t)(k - 12) / 2 % n], " + 0"); /* twice each */
-        }
+        char *u = chain_text(text, t, k, (size_t)(k - 12) / 2); /* twice each */
         char what[64];
         snprintf(what, sizeof what, "edit %d", k);
         bool known = fast->priv->rows_known;

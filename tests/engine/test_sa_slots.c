@@ -129,6 +129,24 @@ static void count_breaks(int e)
     sa_handler(e);
 }
 
+/* sa_begin with NV variables and BuDDy's errors counted by count_breaks
+ * (the library's handler kept, called after); end_counting_breaks puts it
+ * back and ends. */
+static void begin_counting_breaks(void)
+{
+    sa_config cfg;
+    sa_config_default(&cfg);
+    cr_assert_eq(sa_begin(&cfg), MDAE_OK);
+    cr_assert_geq(bdd_setvarnum(NV), 0);
+    sa_handler = bdd_error_hook(count_breaks);
+}
+
+static void end_counting_breaks(void)
+{
+    bdd_error_hook(sa_handler);
+    sa_end();
+}
+
 static void drop_all(BDD *a, size_t n)
 {
     for (size_t k = 0; k < n; k++)
@@ -197,18 +215,13 @@ static void take_memo_case(size_t ne, uint32_t nv, bool mapped, bool dirty, unsi
 
 Test(sa_slots, take_memo_is_sa_put)
 {
-    sa_config cfg;
-    sa_config_default(&cfg);
-    cr_assert_eq(sa_begin(&cfg), MDAE_OK);
-    cr_assert_geq(bdd_setvarnum(NV), 0);
-    sa_handler = bdd_error_hook(count_breaks);
+    begin_counting_breaks();
     static const size_t ns[] = {0, 1, 31, 32, 33, 100, 1000, 4099};
     unsigned seed = 11;
     for (size_t i = 0; i < sizeof ns / sizeof *ns; i++)
         for (int v = 0; v < 4; v++)
             take_memo_case(ns[i], 1 + (uint32_t)(ns[i] / 3), v & 1, v & 2, seed++);
-    bdd_error_hook(sa_handler);
-    sa_end();
+    end_counting_breaks();
 }
 
 /* sa__take_memo_cols (from NULL, by columns) against sa__put, fresh slots
@@ -270,18 +283,13 @@ static void take_cols_case(size_t ne, uint32_t nv, bool dirty, unsigned seed)
 
 Test(sa_slots, take_memo_by_columns_is_sa_put)
 {
-    sa_config cfg;
-    sa_config_default(&cfg);
-    cr_assert_eq(sa_begin(&cfg), MDAE_OK);
-    cr_assert_geq(bdd_setvarnum(NV), 0);
-    sa_handler = bdd_error_hook(count_breaks);
+    begin_counting_breaks();
     static const size_t ns[] = {0, 1, 31, 32, 33, 100, 1000, 4099};
     unsigned seed = 23;
     for (size_t i = 0; i < sizeof ns / sizeof *ns; i++)
         for (int v = 0; v < 2; v++)
             take_cols_case(ns[i], 1 + (uint32_t)(ns[i] / 3), v & 1, seed++);
-    bdd_error_hook(sa_handler);
-    sa_end();
+    end_counting_breaks();
 }
 
 /* ---- sa__bits_in_use (h-inc15): one pass of ORs, against a test per bit
@@ -362,19 +370,14 @@ static void free_bdds_case(size_t n, unsigned seed, int before)
 
 Test(sa_slots, free_bdds_drops_one_reference_per_node_slot)
 {
-    sa_config cfg;
-    sa_config_default(&cfg);
-    cr_assert_eq(sa_begin(&cfg), MDAE_OK);
-    cr_assert_geq(bdd_setvarnum(NV), 0);
-    sa_handler = bdd_error_hook(count_breaks);
+    begin_counting_breaks();
     int before = live_nodes();
     static const size_t ns[] = {0, 1, 15, 16, 17, 31, 32, 33, 47, 100, 1000, 70001};
     unsigned seed = 23;
     for (size_t i = 0; i < sizeof ns / sizeof *ns; i++)
         free_bdds_case(ns[i], seed++, before);
     sa__free_bdds(NULL, 5);
-    bdd_error_hook(sa_handler);
-    sa_end();
+    end_counting_breaks();
 }
 
 /* ---- sa__swap_bdds (h-enc19): seeded_rounds' te into r->te --------------- */
@@ -410,11 +413,7 @@ static BDD *swap_case(size_t n, unsigned seed, bool fast)
 
 Test(sa_slots, swap_bdds_is_sa_put_then_release)
 {
-    sa_config cfg;
-    sa_config_default(&cfg);
-    cr_assert_eq(sa_begin(&cfg), MDAE_OK);
-    cr_assert_geq(bdd_setvarnum(NV), 0);
-    sa_handler = bdd_error_hook(count_breaks);
+    begin_counting_breaks();
     int before = live_nodes();
     static const size_t ns[] = {0, 1, 4, 31, 32, 33, 100, 1000, 70001};
     for (size_t i = 0; i < sizeof ns / sizeof *ns; i++) {
@@ -438,8 +437,7 @@ Test(sa_slots, swap_bdds_is_sa_put_then_release)
         free(slow);
         free(fast);
     }
-    bdd_error_hook(sa_handler);
-    sa_end();
+    end_counting_breaks();
 }
 
 /* ---- sa__next_flag (h-enc19) against a test per flag ---------------------- */
