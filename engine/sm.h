@@ -112,6 +112,10 @@ MDAE_API int sm_offsets(sm_ws *ws, const sm_graph *g /* borrowed */,
 MDAE_API int sm_max_matching(sm_ws *ws, const sm_graph *g /* borrowed */,
                              const sm_solution **out);
 
+/* Tests: sm_max_matching by Kuhn's depth-first search (sm_solve's, the
+ * path before the breadth-first one) when set. Process-global. */
+extern bool sm__max_matching_kuhn;
+
 /* ---- One mode of a model ------------------------------------------------
  * The same analysis on the active graph of a model in one mode, as plain
  * arrays indexed like the model's equations and variables, with the

@@ -28,6 +28,11 @@ struct sm_ws {
     uint32_t *col_done;
     size_t *stack_it;  /* Kuhn: next edge of each stacked row */
     uint32_t *stack_row;
+    /* Breadth-first augmentation (sm_max_matching): each row's look-ahead
+     * edge (no free column before it), and how a search reached each row:
+     * the edge into its matched column and that edge's row. */
+    size_t *look_next, *reach_edge;
+    uint32_t *reach_row;
     uint32_t *queue;   /* rows, for breadth-first searches and the worklist */
     int *par_edge;     /* per column: the edge a search reached it by */
     /* Shortest paths. */
@@ -84,6 +89,9 @@ static size_t lay_out(sm_ws *ws, char *base, size_t r, size_t c, size_t e)
     ws->col_done = carve(base, &at, c, sizeof *ws->col_done);
     ws->stack_it = carve(base, &at, r, sizeof *ws->stack_it);
     ws->stack_row = carve(base, &at, r, sizeof *ws->stack_row);
+    ws->look_next = carve(base, &at, r, sizeof *ws->look_next);
+    ws->reach_edge = carve(base, &at, r, sizeof *ws->reach_edge);
+    ws->reach_row = carve(base, &at, r, sizeof *ws->reach_row);
     ws->queue = carve(base, &at, r, sizeof *ws->queue);
     ws->par_edge = carve(base, &at, c, sizeof *ws->par_edge);
     ws->u = carve(base, &at, r, sizeof *ws->u);
@@ -277,6 +285,91 @@ static uint32_t max_matching(sm_ws *ws, const sm_graph *g)
             }
     for (uint32_t i = 0; i < g->n_rows; i++)
         if (ws->mate_row[i] < 0 && augment_from(ws, g, i))
+            size++;
+    return size;
+}
+
+/* ---- Maximum matching, breadth first (sm_max_matching) -------------------------
+ * The same greedy start, then each free row's shortest augmenting path.
+ * Kuhn's depth-first search above follows the first edge of every row as
+ * deep as it goes: on the compressible building (issue 40) its paths were
+ * ~N/2 rows long, one per free row, hence quadratic (881 M instructions at
+ * N = 1,000); the shortest paths there are a few rows long. sm_solve keeps
+ * Kuhn's (its row_edge is read where there is no perfect matching); the
+ * union graph's callers read only the blocks, which any perfect matching
+ * gives (the fine Dulmage-Mendelsohn decomposition). */
+
+/* A free column of row r from its look-ahead edge on, or -1. Columns are
+ * never freed here (an augmentation matches one more), so an edge once
+ * passed stays passed: the look-ahead costs O(edges) in all. */
+static long free_edge_ahead(sm_ws *ws, const sm_graph *g, uint32_t r)
+{
+    size_t e = ws->look_next[r];
+    while (e < g->row_first[r + 1] && ws->mate_col[g->col[e]] >= 0)
+        e++;
+    ws->look_next[r] = e;
+    return e < g->row_first[r + 1] ? (long)e : -1;
+}
+
+/* Row t takes edge e, and every row on the search's way back from t to
+ * its free root the edge it was reached by. */
+static void augment_back(sm_ws *ws, const sm_graph *g, uint32_t s, uint32_t t, size_t e)
+{
+    for (;;) {
+        ws->mate_row[t] = (int)e;
+        ws->mate_col[g->col[e]] = (int)t;
+        if (t == s)
+            return;
+        e = ws->reach_edge[t];
+        t = ws->reach_row[t];
+    }
+}
+
+/* One shortest augmenting path from the free row s (breadth first, each
+ * column once per search); false if there is none. */
+static bool augment_bfs(sm_ws *ws, const sm_graph *g, uint32_t s)
+{
+    uint32_t stamp = next_stamp(ws);
+    size_t head = 0, tail = 0;
+    ws->queue[tail++] = s;
+    while (head < tail) {
+        uint32_t r = ws->queue[head++];
+        long fe = free_edge_ahead(ws, g, r);
+        if (fe >= 0) {
+            augment_back(ws, g, s, r, (size_t)fe);
+            return true;
+        }
+        for (size_t e = g->row_first[r]; e < g->row_first[r + 1]; e++) {
+            uint32_t j = g->col[e];
+            if (ws->col_seen[j] == stamp)
+                continue;
+            ws->col_seen[j] = stamp;
+            MDAE_ASSERT(ws->mate_col[j] >= 0); /* the look-ahead found none free */
+            uint32_t next = (uint32_t)ws->mate_col[j];
+            ws->reach_edge[next] = e;
+            ws->reach_row[next] = r;
+            ws->queue[tail++] = next; /* each column once: each row once */
+        }
+    }
+    return false;
+}
+
+/* A maximum matching into mate_row / mate_col; its size. */
+static uint32_t max_matching_bfs(sm_ws *ws, const sm_graph *g)
+{
+    unmatch_all(ws, g);
+    uint32_t size = 0;
+    for (uint32_t i = 0; i < g->n_rows; i++) { /* greedy start */
+        ws->look_next[i] = g->row_first[i];
+        long fe = free_edge_ahead(ws, g, i);
+        if (fe >= 0) {
+            ws->mate_row[i] = (int)fe;
+            ws->mate_col[g->col[fe]] = (int)i;
+            size++;
+        }
+    }
+    for (uint32_t i = 0; i < g->n_rows; i++)
+        if (ws->mate_row[i] < 0 && augment_bfs(ws, g, i))
             size++;
     return size;
 }
@@ -670,6 +763,8 @@ int sm_offsets(sm_ws *ws, const sm_graph *g, const sm_solution **out)
     return solve(ws, g, false, out);
 }
 
+bool sm__max_matching_kuhn;
+
 int sm_max_matching(sm_ws *ws, const sm_graph *g, const sm_solution **out)
 {
     size_t ne;
@@ -679,7 +774,7 @@ int sm_max_matching(sm_ws *ws, const sm_graph *g, const sm_solution **out)
     sm_solution *s = &ws->sol;
     memset(s, 0, sizeof *s);
     s->row_edge = ws->mate_row;
-    s->max_matching = max_matching(ws, g);
+    s->max_matching = sm__max_matching_kuhn ? max_matching(ws, g) : max_matching_bfs(ws, g);
     s->perfect = g->n_rows == g->n_cols && s->max_matching == g->n_rows;
     s->weight = -1;
     *out = s;

@@ -305,6 +305,93 @@ Test(sm_single, the_maximum_matching_alone_has_the_cardinality_of_sm_solve)
     sm_ws_free(ws2);
 }
 
+/* A random graph of up to 300 rows into first/col (room for 300 * 8
+ * edges): as many columns as rows, or rows - 20 .. rows + 20; of three shapes: sparse random
+ * (1..4 edges a row), a band (row i: columns i-1..i+2, in a random order,
+ * as the building's union graph, where depth-first paths ran long), and
+ * dense random over a window. */
+static uint32_t random_large(uint64_t *st, uint32_t *n_rows, size_t *first, uint32_t *col)
+{
+    uint32_t n = 1 + (uint32_t)(ref_rand_next(st) % 300);
+    long nc = (long)n + (long)(ref_rand_next(st) % 41) - 20;
+    uint32_t n_cols = ref_rand_next(st) % 2 == 0 ? n : nc < 1 ? 1 : (uint32_t)nc; /* square: half */
+    int shape = (int)(ref_rand_next(st) % 3);
+    size_t ne = 0;
+    for (uint32_t r = 0; r < n; r++) {
+        first[r] = ne;
+        uint32_t k = 1 + (uint32_t)(ref_rand_next(st) % (shape == 2 ? 8 : 4));
+        for (uint32_t a = 0; a < k; a++) {
+            uint32_t j = shape == 1 ? (r + n_cols - 1 + (uint32_t)(ref_rand_next(st) % 4)) % n_cols
+                       : shape == 2 ? (r + (uint32_t)(ref_rand_next(st) % 12)) % n_cols
+                                    : (uint32_t)(ref_rand_next(st) % n_cols);
+            bool dup = false;
+            for (size_t e = first[r]; e < ne; e++)
+                dup = dup || col[e] == j;
+            if (!dup)
+                col[ne++] = j;
+        }
+    }
+    first[n] = ne;
+    *n_rows = n;
+    return n_cols;
+}
+
+/* A matching of g (each row's edge its own, each column once), of size
+ * got->max_matching. */
+static void check_matching(const sm_graph *g, const sm_solution *got, bool *used, int t)
+{
+    memset(used, 0, g->n_cols * sizeof *used);
+    uint32_t size = 0;
+    for (uint32_t r = 0; r < g->n_rows; r++) {
+        int e = got->row_edge[r];
+        if (e < 0)
+            continue;
+        cr_assert(e >= (int)g->row_first[r] && e < (int)g->row_first[r + 1], "graph %d", t);
+        cr_assert(!used[g->col[e]], "graph %d: column %u twice", t, g->col[e]);
+        used[g->col[e]] = true;
+        size++;
+    }
+    cr_assert_eq(size, got->max_matching, "graph %d", t);
+}
+
+/* sm_max_matching's breadth-first path against Kuhn's depth-first one
+ * (sm__max_matching_kuhn, the path before it) on random graphs of up to
+ * 300 rows: both matchings, of the same size, perfect alike. The small
+ * graphs' test above checks the size against sm_solve's as well. */
+Test(sm_single, the_breadth_first_matching_is_as_large_as_kuhns)
+{
+    uint64_t st = 4040;
+    sm_ws *ws = sm_ws_new(), *ws2 = sm_ws_new();
+    size_t *first = malloc(301 * sizeof *first);
+    uint32_t *col = malloc(300 * 8 * sizeof *col);
+    bool *used = malloc(330 * sizeof *used);
+    cr_assert(ws != NULL && ws2 != NULL && first != NULL && col != NULL && used != NULL);
+    size_t perfect = 0, deficient = 0;
+    for (int t = 0; t < 2000; t++) {
+        uint32_t n_rows;
+        uint32_t n_cols = random_large(&st, &n_rows, first, col);
+        sm_graph sg = {n_rows, n_cols, first, col, NULL, NULL};
+        const sm_solution *want = NULL, *got = NULL;
+        sm__max_matching_kuhn = true;
+        cr_assert_eq(sm_max_matching(ws, &sg, &want), MDAE_OK);
+        sm__max_matching_kuhn = false;
+        cr_assert_eq(sm_max_matching(ws2, &sg, &got), MDAE_OK);
+        cr_assert_eq(got->max_matching, want->max_matching, "graph %d", t);
+        cr_assert_eq(got->perfect, want->perfect, "graph %d", t);
+        check_matching(&sg, want, used, t);
+        check_matching(&sg, got, used, t);
+        perfect += got->perfect;
+        deficient += got->max_matching < n_rows && got->max_matching < n_cols;
+    }
+    cr_assert_gt(perfect, 50);
+    cr_assert_gt(deficient, 300);
+    free(used);
+    free(col);
+    free(first);
+    sm_ws_free(ws);
+    sm_ws_free(ws2);
+}
+
 /* sm_offsets (a sampled mode's shift, sa_tight.c): sm_solve's offsets and
  * verdict without its choice; its matching perfect, of the same weight, on
  * tight edges. */
