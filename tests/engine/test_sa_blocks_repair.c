@@ -319,3 +319,14 @@ Test(sa_blocks_repair, records_by_edges_checked_guards)
     cr_log_info("%u records checked by their own edges (guards)", n);
     cr_assert_gt(n, 100, "%u records checked by their own edges (guards)", n);
 }
+
+/* The rest's rows and columns after parts were given back (sa_blocks.c,
+ * rest_lists): the earlier lists merged with the rows and columns given
+ * back, compared under self_check with a scan of every row and column
+ * (an assertion); edits (a) give parts back in their rounds. */
+Test(sa_blocks_repair, rest_lists_merged_checked)
+{
+    uint32_t n = chain_counted('a', sa__kept_merged, "merged");
+    cr_log_info("%u rest lists merged", n);
+    cr_assert_gt(n, 0, "%u rest lists merged", n);
+}
