@@ -365,8 +365,13 @@ static void sub_maps(sa_ctx *c, sub *s)
     const sa_result *w = s->whole;
     if (s->eq_local != NULL)
         return;
-    s->eq_local = sa__alloc(c, ((size_t)w->n_eq + 1) * sizeof *s->eq_local);
-    s->var_local = sa__alloc(c, ((size_t)w->n_var + 1) * sizeof *s->var_local);
+    /* Not cleared: read only at a block's members, which sub_index writes
+     * first (its edges' rows and columns are members: MDAE_ASSERT there);
+     * under self_check eq_local is, for sub_index's walk of every row. */
+    bool self_check = c->opt != NULL && c->opt->self_check;
+    s->eq_local = self_check ? sa__alloc(c, ((size_t)w->n_eq + 1) * sizeof *s->eq_local)
+                             : sa__alloc_raw(c, ((size_t)w->n_eq + 1) * sizeof *s->eq_local);
+    s->var_local = sa__alloc_raw(c, ((size_t)w->n_var + 1) * sizeof *s->var_local);
     s->var_edge = sa__alloc_raw(c, ((size_t)w->n_bddvars + 1) * sizeof *s->var_edge); /* below */
     memset(s->var_edge, 0xff, (size_t)w->n_bddvars * sizeof *s->var_edge); /* -1: two's complement */
 }
@@ -398,6 +403,27 @@ static void sub_leave(sa_ctx *c, sub *s)
     drop_sub(s);
     for (size_t k = 0; k < s->r.n_edges; k++)
         s->var_edge[s->r.edge_var[k]] = -1;
+}
+
+static int by_place(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Under sa_options.self_check: eq_order (a large block's, sorted by place)
+ * is the one a walk of the whole's row order gives (MDAE_ASSERT; eq_local
+ * cleared by sub_maps then, and written at the members). */
+static void order_walked(const sa_result *w, const sub *s, const uint32_t *members,
+                         uint32_t n_members, const uint32_t *eq_order)
+{
+    uint32_t q = 0;
+    for (uint32_t a = 0; a < w->n_eq && q < n_members; a++) {
+        uint32_t i = w->eq_order[a];
+        if (s->eq_local[i] < n_members && members[s->eq_local[i]] == i)
+            MDAE_ASSERT(eq_order[q++] == s->eq_local[i]);
+    }
+    MDAE_ASSERT(q == n_members);
 }
 
 /* Index block b in s (sub_maps made): its equations and variables (local
@@ -436,8 +462,11 @@ static void sub_index(sa_ctx *c, const sa_result *w, const uint32_t *members,
     size_t k = 0;
     for (uint32_t a = 0; a < n_members; a++)
         for (size_t e = w->eq_first[members[a]]; e < w->eq_first[members[a] + 1]; e++)
-            if (block_of_var[w->edge_v[e]] == b)
+            if (block_of_var[w->edge_v[e]] == b) {
+                uint32_t j = w->edge_v[e], l = s->var_local[j]; /* a member: written above */
+                MDAE_ASSERT(l < n_vars && vars[l] == j);
                 s->edge_whole[k++] = e;
+            }
     r->n_edges = k;
     /* The members in the whole's row order: a small block by insertion (a
      * walk of the whole's order cost each of the brake's 300 blocks up to
@@ -452,13 +481,16 @@ static void sub_index(sa_ctx *c, const sa_result *w, const uint32_t *members,
         }
         return;
     }
-    uint32_t q = 0;
-    for (uint32_t a = 0; a < w->n_eq && q < n_members; a++) {
-        uint32_t i = w->eq_order[a];
-        if (s->eq_local[i] < n_members && members[s->eq_local[i]] == i)
-            r->eq_order[q++] = s->eq_local[i];
-    }
-    MDAE_ASSERT(q == n_members);
+    /* A large one sorted by place (order_pos: one to one), its local number
+     * in the low half (eq_local is not cleared: not read at other rows). */
+    uint64_t *key = sa__alloc_raw(c, ((size_t)n_members + 1) * sizeof *key);
+    for (uint32_t a = 0; a < n_members; a++)
+        key[a] = (uint64_t)s->order_pos[members[a]] << 32 | a;
+    qsort(key, n_members, sizeof *key, by_place);
+    for (uint32_t a = 0; a < n_members; a++)
+        r->eq_order[a] = (uint32_t)key[a];
+    if (c->opt != NULL && c->opt->self_check)
+        order_walked(w, s, members, n_members, r->eq_order);
 }
 
 /* The rest of block s's sub-result (sub_index first): its edges in
