@@ -51,6 +51,7 @@
 #include "sa_int.h"
 #include "sm.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define T(f) sa__tmp(c, (f))
@@ -347,9 +348,11 @@ static sub *sub_new(sa_ctx *c)
     sub *s = sa__alloc(c, sizeof *s);
     s->ctx = c;
     s->whole = w;
-    s->order_pos = sa__alloc_raw(c, ((size_t)w->n_eq + 1) * sizeof *s->order_pos); /* eq_order: all */
-    for (uint32_t a = 0; a < w->n_eq; a++)
-        s->order_pos[w->eq_order[a]] = a;
+    uint32_t n_eq = w->n_eq, *pos = sa__alloc_raw(c, ((size_t)n_eq + 1) * sizeof *pos); /* all */
+    const uint32_t *order = w->eq_order; /* locals: the stores could alias w's and s's */
+    for (uint32_t a = 0; a < n_eq; a++)
+        pos[order[a]] = a;
+    s->order_pos = pos;
     return s;
 }
 
@@ -362,8 +365,13 @@ static void sub_maps(sa_ctx *c, sub *s)
     const sa_result *w = s->whole;
     if (s->eq_local != NULL)
         return;
-    s->eq_local = sa__alloc(c, ((size_t)w->n_eq + 1) * sizeof *s->eq_local);
-    s->var_local = sa__alloc(c, ((size_t)w->n_var + 1) * sizeof *s->var_local);
+    /* Not cleared: read only at a block's members, which sub_index writes
+     * first (its edges' rows and columns are members: MDAE_ASSERT there);
+     * under self_check eq_local is, for sub_index's walk of every row. */
+    bool self_check = c->opt != NULL && c->opt->self_check;
+    s->eq_local = self_check ? sa__alloc(c, ((size_t)w->n_eq + 1) * sizeof *s->eq_local)
+                             : sa__alloc_raw(c, ((size_t)w->n_eq + 1) * sizeof *s->eq_local);
+    s->var_local = sa__alloc_raw(c, ((size_t)w->n_var + 1) * sizeof *s->var_local);
     s->var_edge = sa__alloc_raw(c, ((size_t)w->n_bddvars + 1) * sizeof *s->var_edge); /* below */
     memset(s->var_edge, 0xff, (size_t)w->n_bddvars * sizeof *s->var_edge); /* -1: two's complement */
 }
@@ -395,6 +403,27 @@ static void sub_leave(sa_ctx *c, sub *s)
     drop_sub(s);
     for (size_t k = 0; k < s->r.n_edges; k++)
         s->var_edge[s->r.edge_var[k]] = -1;
+}
+
+static int by_place(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Under sa_options.self_check: eq_order (a large block's, sorted by place)
+ * is the one a walk of the whole's row order gives (MDAE_ASSERT; eq_local
+ * cleared by sub_maps then, and written at the members). */
+static void order_walked(const sa_result *w, const sub *s, const uint32_t *members,
+                         uint32_t n_members, const uint32_t *eq_order)
+{
+    uint32_t q = 0;
+    for (uint32_t a = 0; a < w->n_eq && q < n_members; a++) {
+        uint32_t i = w->eq_order[a];
+        if (s->eq_local[i] < n_members && members[s->eq_local[i]] == i)
+            MDAE_ASSERT(eq_order[q++] == s->eq_local[i]);
+    }
+    MDAE_ASSERT(q == n_members);
 }
 
 /* Index block b in s (sub_maps made): its equations and variables (local
@@ -433,8 +462,11 @@ static void sub_index(sa_ctx *c, const sa_result *w, const uint32_t *members,
     size_t k = 0;
     for (uint32_t a = 0; a < n_members; a++)
         for (size_t e = w->eq_first[members[a]]; e < w->eq_first[members[a] + 1]; e++)
-            if (block_of_var[w->edge_v[e]] == b)
+            if (block_of_var[w->edge_v[e]] == b) {
+                uint32_t j = w->edge_v[e], l = s->var_local[j]; /* a member: written above */
+                MDAE_ASSERT(l < n_vars && vars[l] == j);
                 s->edge_whole[k++] = e;
+            }
     r->n_edges = k;
     /* The members in the whole's row order: a small block by insertion (a
      * walk of the whole's order cost each of the brake's 300 blocks up to
@@ -449,13 +481,16 @@ static void sub_index(sa_ctx *c, const sa_result *w, const uint32_t *members,
         }
         return;
     }
-    uint32_t q = 0;
-    for (uint32_t a = 0; a < w->n_eq && q < n_members; a++) {
-        uint32_t i = w->eq_order[a];
-        if (s->eq_local[i] < n_members && members[s->eq_local[i]] == i)
-            r->eq_order[q++] = s->eq_local[i];
-    }
-    MDAE_ASSERT(q == n_members);
+    /* A large one sorted by place (order_pos: one to one), its local number
+     * in the low half (eq_local is not cleared: not read at other rows). */
+    uint64_t *key = sa__alloc_raw(c, ((size_t)n_members + 1) * sizeof *key);
+    for (uint32_t a = 0; a < n_members; a++)
+        key[a] = (uint64_t)s->order_pos[members[a]] << 32 | a;
+    qsort(key, n_members, sizeof *key, by_place);
+    for (uint32_t a = 0; a < n_members; a++)
+        r->eq_order[a] = (uint32_t)key[a];
+    if (c->opt != NULL && c->opt->self_check)
+        order_walked(w, s, members, n_members, r->eq_order);
 }
 
 /* The rest of block s's sub-result (sub_index first): its edges in
@@ -735,6 +770,8 @@ struct sa__kept {
                             again") */
     uint32_t by_edges;   /* records of the hint checked by their own edges
                             ("The records' own edges") */
+    uint32_t merged;     /* self_check: the rest's lists merged after parts
+                            were given back, and checked (rest_lists) */
 };
 
 static void krec_unref(krec *x)
@@ -815,7 +852,7 @@ static sa__kept *kept_of(sa_result *top)
             return NULL;
         }
         *k = (sa__kept){sa__layout_epoch(), top->n_eq, rr, NULL, NULL, 0, 0, 0,
-                        SA_BMEMO_MAX_INTS, NULL, 0, 0, 0, 0, 0, NULL, 0, 0, 0};
+                        SA_BMEMO_MAX_INTS, NULL, 0, 0, 0, 0, 0, NULL, 0, 0, 0, 0};
         if ((size_t)top->n_eq * SA_BMEMO_INTS_PER_EQ > k->max_words) /* n_eq < 2^32 */
             k->max_words = (size_t)top->n_eq * SA_BMEMO_INTS_PER_EQ;
         top->kept = k;
@@ -1970,12 +2007,15 @@ static bool krec_is_by_edges(const sa_ctx *c, const krec *x, const uint32_t *ord
     if (!krec_sized(c, x, x->rows, x->n_eq, x->vars, x->n_var))
         return false;
     const BDD *f = x->key.funs, *chi_e = w->chi_e, *sigma = w->sigma;
-    for (const size_t *xe = x->edges, *xend = x->edges + x->n_edges; xe < xend; xe++, f += stride) {
-        size_t e = *xe;
-        if (f[0] != chi_e[e])
-            return false;
-        if (ws == 1 ? f[1] != sigma[e] : !same_bdds(&f[1], &sigma[e * ws], ws))
-            return false;
+    const size_t *xe = x->edges, *xend = x->edges + x->n_edges;
+    if (ws == 1) { /* the usual width: one weight, compared directly */
+        for (; xe < xend; xe++, f += 2)
+            if (f[0] != chi_e[*xe] || f[1] != sigma[*xe])
+                return false;
+    } else {
+        for (; xe < xend; xe++, f += stride)
+            if (f[0] != chi_e[*xe] || !same_bdds(&f[1], &sigma[*xe * ws], ws))
+                return false;
     }
     return krec_rest(c, x, x->rows, x->n_eq, x->vars, x->n_var, order_pos);
 }
@@ -2001,19 +2041,21 @@ static bool take_part(sa_ctx *c, const sa__within *vm, sa__known *kn, size_t a_r
                       const krec *x, uint32_t p, uint32_t *part_of_eq, uint32_t *part_of_var,
                       const uint32_t *order_pos, uint32_t *n_known, uint8_t *how)
 {
-    for (uint32_t a = 0; a < x->n_eq; a++)
-        if (part_of_eq[x->rows[a]] != UINT32_MAX)
+    const uint32_t *rows = x->rows, *vars = x->vars, ne = x->n_eq, nv = x->n_var; /* locals: the
+                                                                  stores below could alias x's */
+    for (uint32_t a = 0; a < ne; a++)
+        if (part_of_eq[rows[a]] != UINT32_MAX)
             return false;
-    for (uint32_t a = 0; a < x->n_var; a++)
-        if (part_of_var[x->vars[a]] != UINT32_MAX)
+    for (uint32_t a = 0; a < nv; a++)
+        if (part_of_var[vars[a]] != UINT32_MAX)
             return false;
     bool known = known_block(kn, a_rec, x);
     bool bulk = !known && bulk_edges(kn, a_rec, x);
     bool by_edges = !known && !bulk && kn != NULL && kn->same_var; /* "The records' own edges" */
     bool self_check = c->opt != NULL && c->opt->self_check;
     bool marked = (!known && !bulk && !by_edges) || self_check; /* krec_is reads x's columns as p */
-    for (uint32_t a = 0; marked && a < x->n_var; a++)
-        part_of_var[x->vars[a]] = p;
+    for (uint32_t a = 0; marked && a < nv; a++)
+        part_of_var[vars[a]] = p;
     bool is = known ||
               (bulk       ? krec_sized(c, x, x->rows, x->n_eq, x->vars, x->n_var) &&
                                 krec_rest_bulk(c, kn, x, order_pos)
@@ -2035,10 +2077,12 @@ static bool take_part(sa_ctx *c, const sa__within *vm, sa__known *kn, size_t a_r
     is = is && krec_square(c, vm, x);
     if (how != NULL)
         how[a_rec] = is ? TOOK_TAKEN : TOOK_REFUSED;
-    for (uint32_t a = 0; is != marked && a < x->n_var; a++) /* else as they are */
-        part_of_var[x->vars[a]] = is ? p : UINT32_MAX;
-    for (uint32_t a = 0; is && a < x->n_eq; a++)
-        part_of_eq[x->rows[a]] = p;
+    if (is != marked) /* else as they are */
+        for (uint32_t a = 0, q = is ? p : UINT32_MAX; a < nv; a++)
+            part_of_var[vars[a]] = q;
+    if (is)
+        for (uint32_t a = 0; a < ne; a++)
+            part_of_eq[rows[a]] = p;
     return is;
 }
 
@@ -2097,14 +2141,14 @@ static uint32_t take_parts(sa_ctx *c, const sa__within *vm, sa__known *kn, const
                            uint32_t *part_of_eq, uint32_t *part_of_var, const krec **part_rec,
                            const uint32_t *order_pos, uint32_t *n_known, uint8_t *how)
 {
-    const sa_result *w = c->r;
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < w->n_eq; i++)
-        for (uint32_t at = k->row_rec[i]; at != 0 && part_of_eq[i] == UINT32_MAX;
-             at = k->link[at - 1])
-            if (take_part(c, vm, kn, at - 1, k->rec[at - 1], n, part_of_eq, part_of_var,
-                          order_pos, n_known, how))
-                part_rec[n++] = k->rec[at - 1];
+    uint32_t n = 0, n_eq = c->r->n_eq; /* locals: take_part's stores could alias them */
+    const uint32_t *row_rec = k->row_rec, *link = k->link;
+    krec *const *rec = k->rec;
+    for (uint32_t i = 0; i < n_eq; i++)
+        for (uint32_t at = row_rec[i]; at != 0 && part_of_eq[i] == UINT32_MAX; at = link[at - 1])
+            if (take_part(c, vm, kn, at - 1, rec[at - 1], n, part_of_eq, part_of_var, order_pos,
+                          n_known, how))
+                part_rec[n++] = rec[at - 1];
     return n;
 }
 
@@ -2232,6 +2276,8 @@ typedef struct rest {
     uint32_t *var_node;  /* by local column */
     uint32_t *gfirst, *geq; /* each group's rows, in model order */
     ugraph u;
+    uint32_t *back_rows, n_back_rows; /* given back since rows and cols were */
+    uint32_t *back_cols, n_back_cols; /* listed (drop_parts), in no order */
 } rest;
 
 /* The node of part p (not given back). */
@@ -2270,20 +2316,70 @@ static uint32_t unset_entries(const uint32_t *a, uint32_t n, uint32_t *out)
     return m;
 }
 
+static int by_number(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The n ascending entries of list (room for n + m) merged with the m
+ * entries of more (none of list's; sorted here), from the back, in place;
+ * their number. */
+static uint32_t merge_back(uint32_t *list, uint32_t n, uint32_t *more, uint32_t m)
+{
+    qsort(more, m, sizeof *more, by_number);
+    uint32_t a = n, b = m, to = n + m;
+    while (b > 0)
+        list[--to] = a > 0 && list[a - 1] > more[b - 1] ? list[--a] : more[--b];
+    return n + m;
+}
+
+/* The rest's rows and columns: the entries of part_of_eq and part_of_var
+ * in no part, ascending (unset_entries), into t->rows and t->cols. After
+ * drop_parts (t->rows listed before) they are the earlier lists and the
+ * rows and columns given back since (drop_parts sets exactly those to
+ * UINT32_MAX, and no entry leaves the rest within a call), merged: two
+ * scans of every row and column less per round that gives parts back.
+ * Under sa_options.self_check compared with the scans (MDAE_ASSERT). */
+static void rest_lists(sa_ctx *c, const uint32_t *part_of_eq, const uint32_t *part_of_var,
+                       rest *t)
+{
+    const sa_result *w = c->r;
+    if (t->rows == NULL) {
+        t->rows = sa__alloc_raw(c, ((size_t)w->n_eq + 1) * sizeof *t->rows);  /* n_rows */
+        t->cols = sa__alloc_raw(c, ((size_t)w->n_var + 1) * sizeof *t->cols); /* n_cols */
+        t->n_rows = unset_entries(part_of_eq, w->n_eq, t->rows);
+        t->n_cols = unset_entries(part_of_var, w->n_var, t->cols);
+        return;
+    }
+    t->n_rows = merge_back(t->rows, t->n_rows, t->back_rows, t->n_back_rows);
+    t->n_cols = merge_back(t->cols, t->n_cols, t->back_cols, t->n_back_cols);
+    t->n_back_rows = t->n_back_cols = 0;
+    if (c->opt != NULL && c->opt->self_check) {
+        uint32_t *rows = sa__alloc_raw(c, ((size_t)w->n_eq + 1) * sizeof *rows);
+        uint32_t *cols = sa__alloc_raw(c, ((size_t)w->n_var + 1) * sizeof *cols);
+        MDAE_ASSERT(unset_entries(part_of_eq, w->n_eq, rows) == t->n_rows);
+        MDAE_ASSERT(unset_entries(part_of_var, w->n_var, cols) == t->n_cols);
+        MDAE_ASSERT(memcmp(rows, t->rows, t->n_rows * sizeof *rows) == 0);
+        MDAE_ASSERT(memcmp(cols, t->cols, t->n_cols * sizeof *cols) == 0);
+        sa__kept *own = kept_of(c->r);
+        if (own != NULL)
+            own->merged++;
+    }
+}
+
 /* The rest's groups and union graph (as find_blocks: the same checks), and
  * in_union for the rest's rows' edges; false if they do not apply. */
 static bool rest_graph(sa_ctx *c, const sa__within *vm, const uint32_t *part_of_eq,
                        const uint32_t *part_of_var, rest *t, bool *in_union)
 {
     const sa_result *w = c->r;
-    const uint32_t n_eq = w->n_eq, n_var = w->n_var; /* locals: the stores below could alias w's */
+    const uint32_t n_var = w->n_var; /* a local: the stores below could alias w's */
     const size_t *eq_first = w->eq_first;
-    uint32_t *rows = sa__alloc_raw(c, ((size_t)n_eq + 1) * sizeof *rows); /* nr */
+    rest_lists(c, part_of_eq, part_of_var, t);
+    uint32_t *rows = t->rows, nr = t->n_rows, *cols = t->cols, n_cols = t->n_cols;
     uint32_t nv = 0, n_never = 0, ng;
-    uint32_t nr = unset_entries(part_of_eq, n_eq, rows);
     uint32_t *never = sa__alloc_raw(c, ((size_t)n_var + 1) * sizeof *never); /* n_never */
-    uint32_t *cols = sa__alloc_raw(c, ((size_t)n_var + 1) * sizeof *cols); /* n_cols */
-    uint32_t n_cols = unset_entries(part_of_var, n_var, cols);
     t->var_local = sa__alloc_raw(c, ((size_t)n_var + 1) * sizeof *t->var_local); /* rest's */
     for (uint32_t a = 0; a < n_cols; a++) {
         uint32_t j = cols[a];
@@ -2294,10 +2390,6 @@ static bool rest_graph(sa_ctx *c, const sa__within *vm, const uint32_t *part_of_
             never[n_never++] = j;
         t->var_local[j] = nv++;
     }
-    t->rows = rows;
-    t->n_rows = nr;
-    t->cols = cols;
-    t->n_cols = n_cols;
     if (!group_rows(c, vm, rows, nr, t->group_of, &ng) || ng + n_never != nv)
         return false;
     t->n_groups = ng;
@@ -2416,7 +2508,7 @@ static void parts_graph(sa_ctx *c, const rest *t, const krec *const *part_rec,
         for (uint32_t a = 0; a < na; a++)
             for (size_t e = eq_first[rows[a]], end = eq_first[rows[a] + 1]; e < end; e++) {
                 uint32_t j = edge_v[e], q = part_of_var[j];
-                if (chi_e[e] == bddfalse || q == id)
+                if (q == id || chi_e[e] == bddfalse) /* most edges: a part's own column */
                     continue;
                 q = q != UINT32_MAX ? part_node(t, q) : t->var_node[t->var_local[j]];
                 if (seen[q] != p + 1) {
@@ -2488,16 +2580,25 @@ static void drop_parts(sa_ctx *c, rest *t, const krec **part_rec, bool *drop,
         for (uint32_t id = 0; id < n_ids; id++)
             t->node[id] = id;
     }
-    uint32_t *node = t->node;
+    if (t->back_rows == NULL) { /* rest_lists' */
+        t->back_rows = sa__alloc_raw(c, ((size_t)c->r->n_eq + 1) * sizeof *t->back_rows);
+        t->back_cols = sa__alloc_raw(c, ((size_t)c->r->n_var + 1) * sizeof *t->back_cols);
+    }
+    uint32_t *node = t->node, *back_rows = t->back_rows, *back_cols = t->back_cols;
+    uint32_t n_back_rows = t->n_back_rows, n_back_cols = t->n_back_cols;
     for (uint32_t id = 0; id < n_ids; id++) {
         if (drop[id]) {
             const krec *x = part_rec[id];
             const uint32_t *rows = x->rows, *vars = x->vars, ne = x->n_eq, nv = x->n_var;
             MDAE_ASSERT(node[id] != UINT32_MAX); /* dropped once */
-            for (uint32_t a = 0; a < ne; a++)
+            for (uint32_t a = 0; a < ne; a++) {
                 part_of_eq[rows[a]] = UINT32_MAX;
-            for (uint32_t a = 0; a < nv; a++)
+                back_rows[n_back_rows++] = rows[a];
+            }
+            for (uint32_t a = 0; a < nv; a++) {
                 part_of_var[vars[a]] = UINT32_MAX;
+                back_cols[n_back_cols++] = vars[a];
+            }
             node[id] = UINT32_MAX;
             drop[id] = false;
         } else if (node[id] != UINT32_MAX) {
@@ -2505,6 +2606,8 @@ static void drop_parts(sa_ctx *c, rest *t, const krec **part_rec, bool *drop,
         }
     }
     t->n_parts = live;
+    t->n_back_rows = n_back_rows;
+    t->n_back_cols = n_back_cols;
 }
 
 /* Marks in drop (by part number) the parts on a cycle of the parts' graph
@@ -2631,9 +2734,10 @@ static void placed_members(sa_ctx *c, const rest *t, const krec *const *part_rec
     }
     uint32_t *ef = sa__alloc(c, ((size_t)nb + 2) * sizeof *ef); /* counts at b + 2 */
     uint32_t *vf = sa__alloc(c, ((size_t)nb + 2) * sizeof *vf);
-    uint32_t np = t->n_parts;
-    for (uint32_t id = 0; id < t->n_ids; id++) {
-        uint32_t p = part_node(t, id);
+    uint32_t np = t->n_parts, n_ids = t->n_ids; /* locals: the stores could alias t's */
+    const uint32_t *node = t->node;                /* part_node's */
+    for (uint32_t id = 0; id < n_ids; id++) {
+        uint32_t p = node != NULL ? node[id] : id;
         if (p == UINT32_MAX)
             continue;
         ef[comp[p] + 2] = part_rec[id]->n_eq; /* a block of its own */
@@ -2652,22 +2756,24 @@ static void placed_members(sa_ctx *c, const rest *t, const krec *const *part_rec
     }
     uint32_t *eqs = sa__alloc_raw(c, ((size_t)w->n_eq + 1) * sizeof *eqs);   /* ef[nb + 1] */
     uint32_t *vars = sa__alloc_raw(c, ((size_t)w->n_var + 1) * sizeof *vars); /* n_var */
-    for (uint32_t id = 0; id < t->n_ids; id++) {
-        uint32_t p = part_node(t, id);
+    for (uint32_t id = 0; id < n_ids; id++) {
+        uint32_t p = node != NULL ? node[id] : id;
         if (p == UINT32_MAX)
             continue;
         const krec *x = part_rec[id];
-        uint32_t b = comp[p], e0 = ef[b + 1], v0 = vf[b + 1];
-        for (uint32_t a = 0; a < x->n_eq; a++) {
-            block_of_eq[x->rows[a]] = b;
-            eqs[e0 + a] = x->rows[a];
+        const uint32_t *rows = x->rows, *cols = x->vars, ne = x->n_eq, nv = x->n_var; /* locals:
+                                                                 the stores could alias x's */
+        uint32_t b = comp[p], *e0 = &eqs[ef[b + 1]], *v0 = &vars[vf[b + 1]];
+        for (uint32_t a = 0; a < ne; a++) {
+            block_of_eq[rows[a]] = b;
+            e0[a] = rows[a];
         }
-        for (uint32_t a = 0; a < x->n_var; a++) {
-            block_of_var[x->vars[a]] = b;
-            vars[v0 + a] = x->vars[a];
+        for (uint32_t a = 0; a < nv; a++) {
+            block_of_var[cols[a]] = b;
+            v0[a] = cols[a];
         }
-        ef[b + 1] = e0 + x->n_eq;
-        vf[b + 1] = v0 + x->n_var;
+        ef[b + 1] += ne;
+        vf[b + 1] += nv;
     }
     for (uint32_t a = 0; a < t->n_rows; a++) {
         uint32_t i = t->rows[a], g = t->group_of[i];
@@ -3098,6 +3204,11 @@ uint32_t sa__kept_again(const sa_result *r)
 uint32_t sa__kept_by_edges(const sa_result *r)
 {
     return r->kept != NULL ? r->kept->by_edges : 0;
+}
+
+uint32_t sa__kept_merged(const sa_result *r)
+{
+    return r->kept != NULL ? r->kept->merged : 0;
 }
 
 uint32_t sa__kept_placed(const sa_result *r, uint32_t *afresh)

@@ -1281,6 +1281,10 @@ uint32_t sa__kept_again(const sa_result *r);
 /* Records of the hint r's seeded rounds checked by their own edges only
  * (sa_blocks.c, "The records' own edges"; for tests). */
 uint32_t sa__kept_by_edges(const sa_result *r);
+/* Times r's seeded rounds listed the rest's rows and columns by merging
+ * those given back (sa_blocks.c, rest_lists), checked under self_check
+ * against the scans (for tests; counted under self_check only). */
+uint32_t sa__kept_merged(const sa_result *r);
 
 /* ---- sa_probe.c: the seeded rounds' samples from the hint (issue 40) ------
  * A sampled mode's canonical offsets repaired from the hint's in the same

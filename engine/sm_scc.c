@@ -3,6 +3,15 @@
  * engine/sm_scc.c -- Tarjan's strongly connected components (sm.h says what
  * sm_sccs promises). Iterative: an explicit call stack of nodes, each with
  * the position of its next successor, so that chains of any length fit.
+ *
+ * The node being walked (g, its next successor p and its end) stays in
+ * locals; only a descent saves p into pos[g] and g into call. A node
+ * without successors met unvisited is its own component at once: the
+ * recursive algorithm would push it, find nothing, and pop it alone as the
+ * next component (its low, its index, is above its caller's, so no low
+ * changes; it is never on the stack again). So the numbering is Tarjan's
+ * (tests/engine/test_sm_single.c compares it with the plain walk on random
+ * graphs; the parts' graphs of sa_blocks.c are mostly such leaves).
  */
 #include "sm.h"
 
@@ -20,30 +29,39 @@ uint32_t sm_sccs(uint32_t n, const size_t *first, const uint32_t *to, uint32_t *
     for (uint32_t root = 0; root < n; root++) {
         if (index[root])
             continue;
-        call[cs++] = root;
-        index[root] = low[root] = ++next;
-        pos[root] = first[root];
-        stack[sp++] = root;
-        on[root] = true;
-        while (cs > 0) {
-            uint32_t g = call[cs - 1];
-            if (pos[g] < first[g + 1]) {
-                uint32_t h = to[pos[g]++];
-                if (!index[h]) {
-                    index[h] = low[h] = ++next;
-                    pos[h] = first[h];
-                    stack[sp++] = h;
-                    on[h] = true;
-                    call[cs++] = h;
-                } else if (on[h] && index[h] < low[g]) {
-                    low[g] = index[h];
+        if (first[root] == first[root + 1]) { /* a leaf: a component alone */
+            index[root] = ++next;
+            comp[root] = nb++;
+            continue;
+        }
+        uint32_t g = root;
+        size_t p = first[g], end = first[g + 1];
+        index[g] = low[g] = ++next;
+        stack[sp++] = g;
+        on[g] = true;
+        for (;;) {
+            while (p < end) {
+                uint32_t h = to[p++];
+                if (index[h]) {
+                    if (on[h] && index[h] < low[g])
+                        low[g] = index[h];
+                    continue;
                 }
-                continue;
+                if (first[h] == first[h + 1]) { /* a leaf: a component alone */
+                    index[h] = ++next;
+                    comp[h] = nb++;
+                    continue;
+                }
+                pos[g] = p; /* descend into h */
+                call[cs++] = g;
+                g = h;
+                p = first[g];
+                end = first[g + 1];
+                index[g] = low[g] = ++next;
+                stack[sp++] = g;
+                on[g] = true;
             }
-            cs--;
-            if (cs > 0 && low[g] < low[call[cs - 1]])
-                low[call[cs - 1]] = low[g];
-            if (low[g] == index[g]) {
+            if (low[g] == index[g]) { /* g is its component's root */
                 uint32_t h;
                 do {
                     h = stack[--sp];
@@ -52,6 +70,14 @@ uint32_t sm_sccs(uint32_t n, const size_t *first, const uint32_t *to, uint32_t *
                 } while (h != g);
                 nb++;
             }
+            if (cs == 0)
+                break;
+            uint32_t up = call[--cs]; /* back to g's caller */
+            if (low[g] < low[up])
+                low[up] = low[g];
+            g = up;
+            p = pos[g];
+            end = first[g + 1];
         }
     }
     return nb;

@@ -319,3 +319,35 @@ Test(sa_blocks_repair, records_by_edges_checked_guards)
     cr_log_info("%u records checked by their own edges (guards)", n);
     cr_assert_gt(n, 100, "%u records checked by their own edges (guards)", n);
 }
+
+/* The rest's rows and columns after parts were given back (sa_blocks.c,
+ * rest_lists): the earlier lists merged with the rows and columns given
+ * back, compared under self_check with a scan of every row and column
+ * (an assertion); edits (a) give parts back in their rounds. */
+Test(sa_blocks_repair, rest_lists_merged_checked)
+{
+    uint32_t n = chain_counted('a', sa__kept_merged, "merged");
+    cr_log_info("%u rest lists merged", n);
+    cr_assert_gt(n, 0, "%u rest lists merged", n);
+}
+
+/* A large block's rows in the whole's order (sa_blocks.c, sub_index:
+ * sorted by place, eq_local not cleared): under self_check compared with
+ * the walk of every row (an assertion); the brake's cold analysis has
+ * blocks of more than SMALL_BLOCK rows. The result equals the one made
+ * without self_check. */
+Test(sa_blocks_repair, large_block_order_checked)
+{
+    char *text = tm_slurp("brake.mel");
+    mel_model *m = brake_edit(text, 'a', 10);
+    sa_options o = {0};
+    o.self_check = true;
+    sa_result *r = NULL, *plain = analyse(m, NULL);
+    cr_assert_eq(sa_analyze(m, &o, &r, NULL), MDAE_OK);
+    const char *why = NULL;
+    cr_assert(sa_result_same(r, plain, &why), "%s", why);
+    sa_result_free(r);
+    sa_result_free(plain);
+    mel_model_free(m);
+    free(text);
+}

@@ -492,3 +492,99 @@ Test(sm_single, allocation_failures_are_reported)
     mel_model_free(m);
     free(text);
 }
+
+/* The plain iterative Tarjan walk (sm_sccs before its leaves were made
+ * components at once and its walked node kept in locals): the reference
+ * its numbering must equal. */
+static uint32_t sccs_plain(uint32_t n, const size_t *first, const uint32_t *to, uint32_t *comp)
+{
+    uint32_t *index = calloc((size_t)n + 1, sizeof *index), *low = calloc((size_t)n + 1, 4);
+    uint32_t *stack = calloc((size_t)n + 1, 4), *call = calloc((size_t)n + 1, 4);
+    size_t *pos = calloc((size_t)n + 1, sizeof *pos);
+    bool *on = calloc((size_t)n + 1, 1);
+    cr_assert(index && low && stack && call && pos && on);
+    uint32_t nb = 0, next = 0, sp = 0, cs = 0;
+    for (uint32_t root = 0; root < n; root++) {
+        if (index[root])
+            continue;
+        call[cs++] = root;
+        index[root] = low[root] = ++next;
+        pos[root] = first[root];
+        stack[sp++] = root;
+        on[root] = true;
+        while (cs > 0) {
+            uint32_t g = call[cs - 1];
+            if (pos[g] < first[g + 1]) {
+                uint32_t h = to[pos[g]++];
+                if (!index[h]) {
+                    index[h] = low[h] = ++next;
+                    pos[h] = first[h];
+                    stack[sp++] = h;
+                    on[h] = true;
+                    call[cs++] = h;
+                } else if (on[h] && index[h] < low[g]) {
+                    low[g] = index[h];
+                }
+                continue;
+            }
+            cs--;
+            if (cs > 0 && low[g] < low[call[cs - 1]])
+                low[call[cs - 1]] = low[g];
+            if (low[g] == index[g]) {
+                uint32_t h;
+                do {
+                    h = stack[--sp];
+                    on[h] = false;
+                    comp[h] = nb;
+                } while (h != g);
+                nb++;
+            }
+        }
+    }
+    free(index), free(low), free(stack), free(call), free(pos), free(on);
+    return nb;
+}
+
+/* sm_sccs numbers the components as the plain walk does, on random
+ * digraphs with leaves, self-loops, cycles and long chains (the work
+ * arrays filled with garbage first: they need not be cleared). */
+Test(sm_single, the_components_are_the_plain_walks)
+{
+    uint64_t st = 0x5cc5;
+    size_t leaves = 0, cyclic = 0;
+    for (int t = 0; t < 3000; t++) {
+        uint32_t n = 1 + (uint32_t)(ref_rand_next(&st) % (t < 2000 ? 12 : 300));
+        uint32_t leaf_pct = (uint32_t)(ref_rand_next(&st) % 90), deg = 1 + (uint32_t)(ref_rand_next(&st) % 4);
+        size_t *first = malloc(((size_t)n + 2) * sizeof *first);
+        uint32_t *to = malloc(((size_t)n * (deg + 1) + 1) * sizeof *to);
+        size_t m = 0;
+        for (uint32_t x = 0; x < n; x++) {
+            first[x] = m;
+            if (ref_rand_next(&st) % 100 < leaf_pct) {
+                leaves++;
+                continue;
+            }
+            uint32_t k = (uint32_t)(ref_rand_next(&st) % (deg + 1));
+            for (uint32_t a = 0; a < k; a++) /* mostly forward (chains), some back (cycles) */
+                to[m++] = ref_rand_next(&st) % 4 == 0 ? (uint32_t)(ref_rand_next(&st) % n)
+                                                 : (x + 1 + (uint32_t)(ref_rand_next(&st) % 3)) % n;
+        }
+        first[n] = m;
+        uint32_t *c1 = malloc(((size_t)n + 1) * 4), *c2 = malloc(((size_t)n + 1) * 4);
+        uint32_t *index = malloc(((size_t)n + 1) * 4), *low = malloc(((size_t)n + 1) * 4);
+        uint32_t *stack = malloc(((size_t)n + 1) * 4), *call = malloc(((size_t)n + 1) * 4);
+        size_t *pos = malloc(((size_t)n + 1) * sizeof *pos);
+        bool *on = malloc((size_t)n + 1);
+        memset(index, 0xa5, ((size_t)n + 1) * 4), memset(on, 0xa5, (size_t)n + 1);
+        memset(low, 0x5a, ((size_t)n + 1) * 4), memset(pos, 0x5a, ((size_t)n + 1) * sizeof *pos);
+        sm_scc_work wk = {index, low, stack, call, pos, on};
+        uint32_t nb1 = sm_sccs(n, first, to, c1, &wk), nb2 = sccs_plain(n, first, to, c2);
+        cr_assert_eq(nb1, nb2, "graph %d", t);
+        cr_assert(memcmp(c1, c2, (size_t)n * 4) == 0, "graph %d", t);
+        cyclic += nb1 < n;
+        free(first), free(to), free(c1), free(c2), free(index), free(low), free(stack), free(call),
+            free(pos), free(on);
+    }
+    cr_assert_gt(leaves, 1000);
+    cr_assert_gt(cyclic, 500);
+}
