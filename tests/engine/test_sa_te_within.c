@@ -51,6 +51,26 @@ static sa_result *analyse_file(const char *name, long long n, mel_model **m)
     return r;
 }
 
+/* The model analysed twice, first with *old_path set (the slow path a
+ * switch such as sa__edge_modes_exact selects) into *x, then without it
+ * into *w; the switch is left false. */
+static void analyse_both_paths(const char *name, long long n, bool *old_path, sa_result **x,
+                               mel_model **mx, sa_result **w, mel_model **mw)
+{
+    *old_path = true;
+    *x = analyse_file(name, n, mx);
+    *old_path = false;
+    *w = analyse_file(name, n, mw);
+}
+
+static void free_both(sa_result *x, mel_model *mx, sa_result *w, mel_model *mw)
+{
+    sa_result_free(w);
+    sa_result_free(x);
+    mel_model_free(mw);
+    mel_model_free(mx);
+}
+
 /* f's within form into *w (a slot), after checking the claims above. */
 static void within_of(sa_ctx *c, const sa__within *wok, BDD ok, BDD f, BDD *w, const char *what,
                       size_t k)
@@ -219,10 +239,8 @@ Test(sa_te_within, within_path_same_as_exact)
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         mel_model *m1 = NULL, *m2 = NULL;
-        sa__edge_modes_exact = true;
-        sa_result *x = analyse_file(cases[k].name, cases[k].n, &m1);
-        sa__edge_modes_exact = false;
-        sa_result *w = analyse_file(cases[k].name, cases[k].n, &m2);
+        sa_result *x = NULL, *w = NULL;
+        analyse_both_paths(cases[k].name, cases[k].n, &sa__edge_modes_exact, &x, &m1, &w, &m2);
         cr_assert(!x->te_within, "%s", cases[k].name);
         if (cases[k].within)
             cr_assert(w->te_within, "%s: the within path not taken", cases[k].name);
@@ -230,10 +248,7 @@ Test(sa_te_within, within_path_same_as_exact)
         cr_assert(sa_result_same(x, w, &why), "%s: %s", cases[k].name, why != NULL ? why : "");
         int exact = 0, within = 0;
         check_result(w, cases[k].name, &exact, &within);
-        sa_result_free(w);
-        sa_result_free(x);
-        mel_model_free(m2);
-        mel_model_free(m1);
+        free_both(x, m1, w, m2);
     }
 }
 
@@ -256,17 +271,12 @@ Test(sa_te_within, blocks_matching_same_as_kuhn)
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         mel_model *m1 = NULL, *m2 = NULL;
-        sm__max_matching_kuhn = true;
-        sa_result *x = analyse_file(cases[k].name, cases[k].n, &m1);
-        sm__max_matching_kuhn = false;
-        sa_result *w = analyse_file(cases[k].name, cases[k].n, &m2);
+        sa_result *x = NULL, *w = NULL;
+        analyse_both_paths(cases[k].name, cases[k].n, &sm__max_matching_kuhn, &x, &m1, &w, &m2);
         const char *why = NULL;
         cr_assert(sa_result_same(x, w, &why), "%s: %s", cases[k].name, why != NULL ? why : "");
         cr_assert(sa_result_same(w, x, &why), "%s: %s", cases[k].name, why != NULL ? why : "");
-        sa_result_free(w);
-        sa_result_free(x);
-        mel_model_free(m2);
-        mel_model_free(m1);
+        free_both(x, m1, w, m2);
     }
 }
 
