@@ -709,7 +709,8 @@ static void compare_offsets(sa_ctx *c, cmp_job *j)
         poll_items(c, v, total);
         size_t mark = sa__mark(c);
         BDD within = sa__tmp(c, sa__and(r->ok, r->chi_j[v]));
-        BDD f = differs(c, within, &r->d[(size_t)v * r->w_off], r->w_off, rep->d[v]);
+        /* the stored row: differs reads it within ok, where both forms agree */
+        BDD f = differs(c, within, sa__d_row(r, v), r->w_off, rep->d[v]);
         ap_finding *fd = add_finding(c, j, AP_OFFSETS, f, m->variables[v].where);
         if (fd != NULL) {
             fd->variable = v;
@@ -725,7 +726,7 @@ static void compare_offsets(sa_ctx *c, cmp_job *j)
             continue;
         size_t mark = sa__mark(c);
         BDD within = sa__tmp(c, sa__and(r->ok, r->chi_i[i]));
-        BDD f = differs(c, within, &r->c[(size_t)i * r->w_off], r->w_off, rep->equations[q].c);
+        BDD f = differs(c, within, sa__c_row(r, i), r->w_off, rep->equations[q].c);
         ap_finding *fd = add_finding(c, j, AP_OFFSETS, f, m->equations[i].where);
         if (fd != NULL) {
             fd->equation = i;

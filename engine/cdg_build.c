@@ -1566,11 +1566,11 @@ static int step_width(const sa_result *r)
         return wn;
     for (size_t k = 0; k < (size_t)r->n_eq; k++)
         for (int q = wn - 1; q < wo; q++)
-            if (r->c[k * (size_t)wo + (size_t)q] != bddfalse)
+            if (!sa__off_never(sa__c_row(r, k), q))
                 return wo;
     for (size_t k = 0; k < (size_t)r->n_var; k++)
         for (int q = wn - 1; q < wo; q++)
-            if (r->d[k * (size_t)wo + (size_t)q] != bddfalse)
+            if (!sa__off_never(sa__d_row(r, k), q))
                 return wo;
     return wn;
 }
@@ -1582,9 +1582,11 @@ static void local_inputs(build *b)
     sa_ctx *c = b->c;
     const sa_result *r = b->r;
     size_t w = (size_t)b->w, wo = (size_t)r->w_off;
-    b->c_off = r->c;
-    b->d_off = r->d;
-    b->os = wo; /* r's own, read on their first w bits */
+    /* r's own, read on their first w bits: as stored when ok is a constant
+     * (then both forms are the exact one), else their within forms below */
+    b->c_off = sa__c_stored(r);
+    b->d_off = sa__d_stored(r);
+    b->os = wo;
     b->te = sa__te_exact(r);
     b->chi_e = r->chi_e;
     b->chi_i = r->chi_i;
@@ -1594,10 +1596,10 @@ static void local_inputs(build *b)
         BDD *cv = sa__slots(c, r->n_eq * w + 1), *dv = sa__slots(c, r->n_var * w + 1);
         for (size_t i = 0; i < r->n_eq; i++)
             for (size_t q = 0; q < w; q++)
-                sa__put(&cv[i * w + q], sa__simplify(r->c[i * wo + q], r->ok));
+                sa__put(&cv[i * w + q], sa__off_in_ok(r, sa__c_row(r, i), (int)q));
         for (size_t j = 0; j < r->n_var; j++)
             for (size_t q = 0; q < w; q++)
-                sa__put(&dv[j * w + q], sa__simplify(r->d[j * wo + q], r->ok));
+                sa__put(&dv[j * w + q], sa__off_in_ok(r, sa__d_row(r, j), (int)q));
         b->c_off = cv;
         b->d_off = dv;
         b->os = w;
@@ -1608,10 +1610,10 @@ static void local_inputs(build *b)
     BDD *ci = sa__slots(c, (size_t)r->n_eq + 1);
     if (!narrow) {
         BDD *cv = sa__slots(c, r->n_eq * w + 1), *dv = sa__slots(c, r->n_var * w + 1);
-        for (size_t k = 0; k < r->n_eq * w; k++)
-            sa__put(&cv[k], sa__simplify(r->c[k], r->ok));
+        for (size_t k = 0; k < r->n_eq * w; k++) /* w == wo: k is row k / w's bit k % w */
+            sa__put(&cv[k], sa__off_in_ok(r, sa__c_stored(r), (int)k));
         for (size_t k = 0; k < r->n_var * w; k++)
-            sa__put(&dv[k], sa__simplify(r->d[k], r->ok));
+            sa__put(&dv[k], sa__off_in_ok(r, sa__d_stored(r), (int)k));
         b->c_off = cv;
         b->d_off = dv;
     }
@@ -1742,7 +1744,8 @@ static void run(build *b, cdg_graph *g)
  * gives (test_cdg_seeded compares them on random edits of random models).
  */
 
-/* g can seed a build of r's graph (above). */
+/* g can seed a build of r's graph (above). Its offsets stored as r's are
+ * (sa__cd_comparable: the rows below compare them handle by handle). */
 static bool seed_usable(const sa_result *r, const cdg_graph *seed, bool families)
 {
     const sa_result *o = seed != NULL ? seed->r : NULL;
@@ -1750,7 +1753,8 @@ static bool seed_usable(const sa_result *r, const cdg_graph *seed, bool families
            o->tight_memo != NULL && r->ok == o->ok && r->ok != bddfalse && r->n_eq > 0 &&
            r->n_eq == o->n_eq && r->n_var == o->n_var && r->w_off == o->w_off &&
            r->w_sigma == o->w_sigma && (r->c_matched == NULL) == (o->c_matched == NULL) &&
-           r->c != NULL && o->c != NULL && r->d != NULL && o->d != NULL && r->m != NULL && !sa__sifting() &&
+           r->c != NULL && o->c != NULL && r->d != NULL && o->d != NULL && sa__cd_comparable(r, o) &&
+           r->m != NULL && !sa__sifting() &&
            seed->epoch == sa__layout_epoch() && step_width(r) == seed->w;
 }
 
@@ -1760,7 +1764,7 @@ static bool same_row(const build *b, const sa_result *o, uint32_t i, bool with_x
 {
     const sa_result *r = b->r;
     size_t wo = (size_t)r->w_off, ws = (size_t)r->w_sigma;
-    if (r->chi_i[i] != o->chi_i[i] || memcmp(&r->c[i * wo], &o->c[i * wo], wo * sizeof(BDD)) ||
+    if (r->chi_i[i] != o->chi_i[i] || memcmp(sa__c_row(r, i), sa__c_row(o, i), wo * sizeof(BDD)) ||
         (r->c_matched != NULL && r->c_matched[i] != o->c_matched[i]))
         return false;
     size_t e0 = r->eq_first[i], f0 = o->eq_first[i], n = r->eq_first[i + 1] - e0;
@@ -1807,7 +1811,7 @@ static void dirty_rows(const build *b, const sa_result *o, bool same, bool *dirt
         return;
     }
     diff_rows(r->chi_i, o->chi_i, n, sizeof(BDD), NULL, dirty);
-    diff_rows(r->c, o->c, n, (size_t)r->w_off * sizeof(BDD), NULL, dirty);
+    diff_rows(sa__c_stored(r), sa__c_stored(o), n, (size_t)r->w_off * sizeof(BDD), NULL, dirty);
     if (r->c_matched != NULL)
         diff_rows(r->c_matched, o->c_matched, n, sizeof *r->c_matched, NULL, dirty);
     diff_rows(r->edge_v, o->edge_v, ne, sizeof *r->edge_v, r->edge_eq, dirty);
@@ -1847,7 +1851,7 @@ static void seed_saturation(build *b, seeded *sd)
     saturation_arrays(b, false);
     dirty_rows(b, o, same, sd->dirty);
     bool *dcol = sa__alloc(c, (size_t)r->n_var + 1);
-    bool any_col = diff_rows(r->d, o->d, r->n_var, (size_t)r->w_off * sizeof(BDD), NULL, dcol);
+    bool any_col = diff_rows(sa__d_stored(r), sa__d_stored(o), r->n_var, (size_t)r->w_off * sizeof(BDD), NULL, dcol);
     if (same)
         memcpy(b->xi, o->tight_memo, r->n_edges * sizeof *b->xi);
     for (uint32_t i = 0; i < n; i++) {

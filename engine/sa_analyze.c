@@ -444,6 +444,19 @@ static bool same_te(const sa_result *a, const sa_result *b)
     return true;
 }
 
+/* Whether the n rows of offsets x (of a) and y (of b) are the same
+ * functions, whatever their forms (a->w_off == b->w_off). */
+static bool same_cd(const sa_result *a, const sa_result *b, const BDD *x, const BDD *y, size_t n)
+{
+    size_t w = (size_t)a->w_off;
+    if (x == NULL || y == NULL || sa__cd_comparable(a, b))
+        return same_bdds(x, y, n * w);
+    for (size_t k = 0; k < n; k++)
+        if (!sa__off_same(a, &x[k * w], b, &y[k * w], a->w_off))
+            return false;
+    return true;
+}
+
 bool sa_result_same(const sa_result *a, const sa_result *b, const char **why)
 {
     const char *w = NULL;
@@ -458,9 +471,9 @@ bool sa_result_same(const sa_result *a, const sa_result *b, const char **why)
         w = "chosen matching (te)";
     else if (a->w_off != b->w_off)
         w = "offset width";
-    else if (!same_bdds(a->c, b->c, (size_t)a->n_eq * a->w_off))
+    else if (!same_cd(a, b, sa__c_stored(a), sa__c_stored(b), a->n_eq))
         w = "equation offsets (c)";
-    else if (!same_bdds(a->d, b->d, (size_t)a->n_var * a->w_off))
+    else if (!same_cd(a, b, sa__d_stored(a), sa__d_stored(b), a->n_var))
         w = "variable offsets (d)";
     else if (!same_bdds(a->over, b->over, a->n_eq))
         w = "overdetermined equations";
@@ -575,7 +588,7 @@ int sa_result_mode(const sa_result *r, const bool *mode, sa_mode_view *out)
         v.c[i] = -1;
         v.matched_var[i] = -1;
         if (ok && v.eq_active[i]) {
-            v.c[i] = (int)sa__veval(r, &r->c[(size_t)i * r->w_off], r->w_off, mode);
+            v.c[i] = (int)sa__off_eval(r, r, sa__c_row(r, i), r->w_off, mode);
             for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++)
                 if (sa__te_at(r, r, e, mode))
                     v.matched_var[i] = (int)r->edge_v[e];
@@ -587,7 +600,7 @@ int sa_result_mode(const sa_result *r, const bool *mode, sa_mode_view *out)
         v.var_active[j] = sa__eval(r, r->chi_j[j], mode);
         v.d[j] = -1;
         if (ok && v.var_active[j])
-            v.d[j] = (int)sa__veval(r, &r->d[(size_t)j * r->w_off], r->w_off, mode);
+            v.d[j] = (int)sa__off_eval(r, r, sa__d_row(r, j), r->w_off, mode);
         if (v.singular)
             v.underdetermined[j] = sa__eval(r, r->under[j], mode);
     }

@@ -191,14 +191,20 @@ static void compose_dual(sa_ctx *c, const compose_ctx *cc, const sa_part *parts,
     for (size_t k = 0; k < n_parts; k++) {
         const sa_result *pr = parts[k].res;
         int wp = pr->w_off < w ? pr->w_off : w;
-        for (uint32_t q = 0; q < pr->n_eq; q++)
+        for (uint32_t q = 0; q < pr->n_eq; q++) { /* the part's exact bits */
+            size_t mark = sa__mark(c);
             for (int b = 0; b < wp; b++)
                 carry(c, &r->c[(size_t)parts[k].eq_of[q] * w + b],
-                      pr->c[(size_t)q * pr->w_off + b], cc->pairs[k], r->ok);
-        for (uint32_t q = 0; q < pr->n_var; q++)
+                      sa__off_bit(c, pr, sa__c_row(pr, q), b), cc->pairs[k], r->ok);
+            sa__release(c, mark);
+        }
+        for (uint32_t q = 0; q < pr->n_var; q++) {
+            size_t mark = sa__mark(c);
             for (int b = 0; b < wp; b++)
                 carry(c, &r->d[(size_t)parts[k].var_of[q] * w + b],
-                      pr->d[(size_t)q * pr->w_off + b], cc->pairs[k], r->ok);
+                      sa__off_bit(c, pr, sa__d_row(pr, q), b), cc->pairs[k], r->ok);
+            sa__release(c, mark);
+        }
         if (pr->fpi_iterations > r->fpi_iterations)
             r->fpi_iterations = pr->fpi_iterations;
     }

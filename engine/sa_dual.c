@@ -46,12 +46,12 @@ typedef struct known {
 
 static long long kn_c(const known *kn, uint32_t i)
 {
-    return sa__vvalue(&kn->r->c[(size_t)i * kn->w], kn->wk);
+    return sa__off_value(kn->r, &kn->r->c[(size_t)i * kn->w], kn->wk);
 }
 
 static long long kn_d(const known *kn, uint32_t j)
 {
-    return sa__vvalue(&kn->r->d[(size_t)j * kn->w], kn->wk);
+    return sa__off_value(kn->r, &kn->r->d[(size_t)j * kn->w], kn->wk);
 }
 
 static long long kn_sig(const known *kn, size_t e)
@@ -371,10 +371,11 @@ static const BDD *sigma_of(const sa_result *r, size_t e, BDD *v, int wk)
  * width that fitted the small attempt (sa__dual), and the attempt is that
  * one: on wk bits. Else the start is 0, as before. */
 
-/* Whether h's offsets can start r's fixpoint on wk of w bits (above). */
+/* Whether h's offsets can start r's fixpoint on wk of w bits (above). The
+ * fixpoint starts from exact offsets: not from a hint's within ones. */
 static bool warm_applies(const sa_result *r, const sa_result *h, int w, int wk)
 {
-    return h != NULL && h != r && h->c != NULL && h->d != NULL && h->c_matched != NULL &&
+    return h != NULL && h != r && h->c != NULL && h->d != NULL && !h->cd_within && h->c_matched != NULL &&
            sa__te_exact(h) != NULL && h->small && h->w_off == w && wk < w && h->w_sigma == r->w_sigma &&
            h->ok == r->ok && h->n_eq == r->n_eq && h->n_var == r->n_var;
 }
@@ -479,7 +480,7 @@ static bool hint_tight_edge(const sa_result *h, long long sig, size_t q, int wk)
     if (h->tight_memo != NULL) /* cdg_build's, exact in ok */
         return h->tight_memo[q] != bddfalse;
     long long ci = h->c_matched[h->edge_eq[q]];
-    long long dj = sa__vvalue(&h->d[(size_t)h->edge_v[q] * h->w_off], wk);
+    long long dj = sa__off_value(h, sa__d_row(h, h->edge_v[q]), wk);
     if (ci < 0 || dj < 0 || sig < 0)
         return true; /* not known: as if */
     return (long long)(((unsigned long long)ci + (unsigned long long)sig) &
@@ -519,7 +520,7 @@ static void close_support(const columns *mt, const BDD *act, const sa__within *o
             continue;
         }
         uint32_t j = u - r->n_eq;
-        if (sa__vvalue(&h->d[(size_t)j * h->w_off], wk) == 0)
+        if (sa__off_value(h, sa__d_row(h, j), wk) == 0)
             continue;
         for (size_t k = mt->first[j]; k < mt->first[j + 1]; k++) {
             size_t e = mt->edges[k];
@@ -694,6 +695,8 @@ static bool fixpoint(sa_ctx *c, const columns *mt, const BDD *act, const sa__wit
                      int w, int wk, bool warm)
 {
     sa_result *r = c->r;
+    /* the fixpoint reads and writes r->c and r->d themselves, exact */
+    MDAE_ASSERT(!r->cd_within);
     size_t mark = sa__mark(c);
     BDD *acc = sa__slots(c, (size_t)w);
     BDD *term = sa__slots(c, (size_t)w);
@@ -797,6 +800,7 @@ void sa__offsets_alloc(sa_ctx *c)
     r->small = false; /* until sa__dual says */
     r->c = sa__alloc_keep(c, ((size_t)r->n_eq * w + 1) * sizeof(BDD));
     r->d = sa__alloc_keep(c, ((size_t)r->n_var * w + 1) * sizeof(BDD));
+    r->cd_within = false; /* every writer writes exact bits */
 }
 
 /* A copy of the hint's n offsets of w bits, kept with the result, its
@@ -856,8 +860,9 @@ void sa__dual(sa_ctx *c)
             return;
     } else {
         r->w_off = w;
-        r->c = copy_offsets(c, h->c, r->n_eq, w);
-        r->d = copy_offsets(c, h->d, r->n_var, w);
+        r->cd_within = false; /* h's are exact: warm_applies */
+        r->c = copy_offsets(c, sa__c_stored(h), r->n_eq, w);
+        r->d = copy_offsets(c, sa__d_stored(h), r->n_var, w);
     }
     size_t mark = sa__mark(c);
     columns mt; /* the edges of each column */

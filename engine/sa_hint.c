@@ -219,7 +219,7 @@ static BDD *hint_vectors(sa_ctx *c, const sa_result *h, const long *from, uint32
     for (uint32_t i = 0; i < n; i++) {
         if (from[i] < 0)
             continue;
-        const BDD *hc = &h->c[(size_t)from[i] * (size_t)hw];
+        const BDD *hc = sa__c_row(h, (size_t)from[i]);
         sa__put(care, sa__and(h->chi_i[from[i]], h->ok));
         for (int b = 0; b < hw; b++) {
             BDD *to = &hv[(size_t)i * (size_t)hw + b];
@@ -239,7 +239,7 @@ static BDD *hint_vectors(sa_ctx *c, const sa_result *h, const long *from, uint32
 static const BDD *hint_row(const sa_result *h, const BDD *hv, const long *from, uint32_t i)
 {
     size_t hw = (size_t)h->w_off;
-    return hv != NULL ? &hv[i * hw] : &h->c[(size_t)from[i] * hw];
+    return hv != NULL ? &hv[i * hw] : sa__c_row(h, (size_t)from[i]);
 }
 
 /* Hint BDD variable -> ours (-1: absent), the hint's mode variables found
@@ -516,7 +516,7 @@ const BDD *sa__hint_offsets(sa_ctx *c, bool extend, int *width, int *used, const
 {
     const sa_result *h = c->opt != NULL ? c->opt->hint : NULL;
     sa_result *r = c->r;
-    if (h == NULL || h == r || h->m == NULL || h->c == NULL || h->w_off <= 0 ||
+    if (h == NULL || h == r || h->m == NULL || h->c == NULL || h->cd_within || h->w_off <= 0 ||
         h->ok == bddfalse || r->n_eq == 0)
         return NULL;
     int w = read_width(r, h);
@@ -569,9 +569,9 @@ const BDD *sa__hint_offsets(sa_ctx *c, bool extend, int *width, int *used, const
             *same = from;
         r->seeded += r->n_eq;
         *width = hw;
-        int u = sa__bits_in_use(h->c, r->n_eq, hw, known_bits(h));
+        int u = sa__bits_in_use(sa__c_stored(h), r->n_eq, hw, known_bits(h));
         *used = u > 0 ? u : 1;
-        return h->c;
+        return sa__c_stored(h);
     }
     BDD *out = sa__slots(c, (size_t)r->n_eq * (size_t)w + 1);
     size_t mark = sa__mark(c);
@@ -709,8 +709,8 @@ static bool same_order(sa_ctx *c, const sa_result *h, const sa_result *r, const 
 /* The bits in use by the hint's offsets and sigmas, plus one for a sum. */
 static int hint_bits(const sa_result *h)
 {
-    int wv = h->w_sigma, wc = sa__bits_in_use(h->c, h->n_eq, h->w_off, known_bits(h));
-    int wd = sa__bits_in_use(h->d, h->n_var, h->w_off, known_bits(h));
+    int wv = h->w_sigma, wc = sa__bits_in_use(sa__c_stored(h), h->n_eq, h->w_off, known_bits(h));
+    int wd = sa__bits_in_use(sa__d_stored(h), h->n_var, h->w_off, known_bits(h));
     wv = wc > wv ? wc : wv;
     wv = wd > wv ? wd : wv;
     return wv + 1 < h->w_off ? wv + 1 : h->w_off;
@@ -735,9 +735,8 @@ static long constant_value(const BDD *a, int wv)
  * the building's edges; 0.3 ms of 1.9 per edit at N = 40). */
 static void hint_tight(sa_ctx *c, const sa_result *h, size_t e, int wv, BDD *out)
 {
-    size_t w = (size_t)h->w_off;
-    long ci = constant_value(&h->c[h->edge_eq[e] * w], wv);
-    long dv = constant_value(&h->d[h->edge_v[e] * w], wv);
+    long ci = constant_value(sa__c_row(h, h->edge_eq[e]), wv);
+    long dv = constant_value(sa__d_row(h, h->edge_v[e]), wv);
     long se = h->w_sigma <= wv ? constant_value(&h->sigma[e * (size_t)h->w_sigma], h->w_sigma)
                                : -1;
     if (ci >= 0 && dv >= 0 && se >= 0) {
@@ -748,9 +747,9 @@ static void hint_tight(sa_ctx *c, const sa_result *h, size_t e, int wv, BDD *out
     BDD *sg = sa__slots(c, (size_t)wv), *sum = sa__slots(c, (size_t)wv);
     for (int b = 0; b < wv; b++)
         sa__put(&sg[b], b < h->w_sigma ? h->sigma[e * (size_t)h->w_sigma + b] : bddfalse);
-    sa__vadd(c, sum, &h->c[h->edge_eq[e] * w], sg, wv);
+    sa__vadd(c, sum, sa__c_row(h, h->edge_eq[e]), sg, wv);
     BDD act = sa__tmp(c, sa__and(h->chi_e[e], h->ok));
-    sa__put(out, sa__vequal(c, act, sum, &h->d[h->edge_v[e] * w], wv));
+    sa__put(out, sa__vequal(c, act, sum, sa__d_row(h, h->edge_v[e]), wv));
     sa__release(c, mark);
 }
 
@@ -759,7 +758,7 @@ bool sa__hint_matching(sa_ctx *c, BDD *tc, BDD *tz)
     const sa_result *h = c->opt != NULL ? c->opt->hint : NULL;
     sa_result *r = c->r;
     if (h == NULL || h == r || h->m == NULL || sa__te_exact(h) == NULL || h->c == NULL ||
-        h->w_off <= 0 || h->ok == bddfalse || r->n_edges == 0 || sa__sifting())
+        h->cd_within || h->w_off <= 0 || h->ok == bddfalse || r->n_edges == 0 || sa__sifting())
         return false;
     long *from = sa__alloc_raw(c, (r->n_edges + 1) * sizeof *from); /* all, when true */
     if (!edges_by_name(c, h, r, NULL, from) || !same_order(c, h, r, from))
@@ -886,10 +885,10 @@ static bool *own_stale(sa_ctx *c, const sa_result *h)
     const sa__own_tight *o = h->own_tight;
     bool *stale = sa__alloc_raw(c, (size_t)h->n_var + 1);
     memcpy(stale, o->stale, h->n_var);
-    size_t hw = (size_t)h->w_off, ow = (size_t)o->w;
+    size_t ow = (size_t)o->w;
     int kb = known_bits(h);
     for (uint32_t i = 0; i < h->n_eq; i++)
-        if (!same_offsets(&h->c[i * hw], kb, &o->c[i * ow], o->w))
+        if (!same_offsets(sa__c_row(h, i), kb, &o->c[i * ow], o->w))
             for (size_t e = h->eq_first[i]; e < h->eq_first[i + 1]; e++)
                 stale[h->edge_v[e]] = true;
     return stale;
@@ -983,20 +982,20 @@ bool *sa__hint_tight(sa_ctx *c, const BDD *hc, const long *same, BDD *tight)
 {
     const sa_result *h = c->opt != NULL ? c->opt->hint : NULL;
     const sa_result *r = c->r;
-    if (h == NULL || same == NULL || r->w_sigma != h->w_sigma)
+    if (h == NULL || same == NULL || r->w_sigma != h->w_sigma || h->cd_within)
         return NULL;
     /* The graph's memo (exact in ok: everywhere when ok is true), else the
      * hint's own round 0's. */
     const BDD *memo = h->ok == bddtrue ? h->tight_memo : NULL;
     bool *stale = NULL; /* the hint's columns where memo does not hold */
     if (memo == NULL) {
-        if (h->own_tight == NULL || h->c == NULL || h->w_off <= 0)
+        if (h->own_tight == NULL || sa__c_stored(h) == NULL || h->w_off <= 0)
             return NULL;
         memo = h->own_tight->tight;
         stale = own_stale(c, h);
     }
     long *from = NULL; /* our edge -> the hint's; NULL: the same index */
-    bool *todo = hc == h->c && sa__same_edges(r, h) ? same_columns(c, h, stale)
+    bool *todo = hc == sa__c_stored(h) && sa__same_edges(r, h) ? same_columns(c, h, stale)
                                                 : mapped_columns(c, h, same, stale, &from);
     if (todo == NULL)
         return NULL;

@@ -125,6 +125,11 @@ struct sa_result {
      * active only there, as integers) */
     long long *c_matched;
     BDD *d;       /* n_var * w_off: 0 outside ok & chi_j */
+    /* c and d hold the within forms sa__simplify(bit, ok) of their bits
+     * (canonical: what sa__within_simplify makes) rather than the exact
+     * bits; false (calloc, every writer today): the exact ones. Read them
+     * through the accessors ("r->c's and r->d's readers"). */
+    bool cd_within;
     BDD *over;    /* n_eq: singular modes where overdetermined */
     BDD *under;   /* n_var: singular modes where underdetermined */
     bool diagnostics_skipped; /* over and under left empty (sa_options) */
@@ -615,6 +620,100 @@ static inline bool sa__te_at(const sa_result *r, const sa_result *h, size_t e, c
 {
     return sa__eval(r, h->te[e], mode) && (!h->te_within || sa__eval(r, h->ok, mode));
 }
+
+/* ---- r->c's and r->d's readers (issue 40) ---------------------------------
+ * The offsets as te (above): every read of a result's c or d goes through
+ * these, so that the dual may store them within ok (cd_within: each bit w =
+ * bdd_simplify(bit, ok), canonical, the exact bit being w & ok; on the
+ * building the exact bits copy ok's chain above their room, as te did).
+ * A row is the w_off bits of one equation (c) or variable (d) as stored;
+ * a reader takes a bit through sa__off_bit (exact), sa__off_in_ok (within),
+ * sa__off_never, a value through sa__off_eval / sa__off_value, and
+ * compares rows of two results handle by handle only when
+ * sa__cd_comparable (else sa__off_same). Today the stored form is the
+ * exact one (no writer sets cd_within) and these only read it. */
+
+/* Equation i's stored row (w_off bits, cd_within says which form). */
+static inline const BDD *sa__c_row(const sa_result *r, size_t i) { return &r->c[i * (size_t)r->w_off]; }
+/* Variable j's stored row. */
+static inline const BDD *sa__d_row(const sa_result *r, size_t j) { return &r->d[j * (size_t)r->w_off]; }
+/* Bit b of a stored row of r: the exact function (false out of ok), kept
+ * while c's temporaries are. */
+static inline BDD sa__off_bit(sa_ctx *c, const sa_result *r, const BDD *row, int b)
+{
+    BDD w = row[b];
+    if (!r->cd_within || w == bddfalse)
+        return w;
+    return w == bddtrue ? r->ok : sa__tmp(c, sa__and(w, r->ok));
+}
+/* The w bits of a stored row, exact, into out (temporaries of c when
+ * within; else the stored handles themselves). */
+static inline void sa__off_exact_row(sa_ctx *c, const sa_result *r, const BDD *row, int w, BDD *out)
+{
+    for (int b = 0; b < w; b++)
+        out[b] = sa__off_bit(c, r, row, b);
+}
+/* Whether bit b is false in every mode (within: simplify(f, ok) is false
+ * iff f is, f being false out of ok). */
+static inline bool sa__off_never(const BDD *row, int b) { return row[b] == bddfalse; }
+/* sa__simplify(bit b, r->ok), not kept (the within form itself). */
+static inline BDD sa__off_in_ok(const sa_result *r, const BDD *row, int b)
+{
+    return r->cd_within ? row[b] : sa__simplify(row[b], r->ok);
+}
+/* The value of a row of h in the mode (sa__veval with r's layout): 0 out of
+ * h->ok, as the exact bits are. */
+static inline unsigned sa__off_eval(const sa_result *r, const sa_result *h, const BDD *row, int w,
+                                    const bool *mode)
+{
+    if (h->cd_within && !sa__eval(r, h->ok, mode))
+        return 0;
+    return sa__veval(r, row, w, mode);
+}
+/* sa__vvalue of the exact row's first w bits: its value if every exact bit
+ * is a constant, else -1. Within: a bit w is exactly the constant false iff
+ * w is, and exactly true iff w is true and ok is; a bit neither is not a
+ * constant when exact (w & ok is not false, and not true unless ok is). */
+static inline long long sa__off_value(const sa_result *r, const BDD *row, int w)
+{
+    if (!r->cd_within || r->ok == bddtrue)
+        return sa__vvalue(row, w);
+    for (int b = 0; b < w; b++)
+        if (row[b] != bddfalse)
+            return -1;
+    return w < 63 ? 0 : -1;
+}
+/* Whether the stored c and d of r and h may be compared handle by handle:
+ * the same form, under the same ok when within (then equal handles are
+ * equal functions and, the forms being canonical, different handles
+ * different ones). */
+static inline bool sa__cd_comparable(const sa_result *r, const sa_result *h)
+{
+    return r->cd_within == h->cd_within && (!r->cd_within || r->ok == h->ok);
+}
+/* Whether row a of r and row b of h (w bits each) are the same functions. */
+static inline bool sa__off_same(const sa_result *r, const BDD *a, const sa_result *h, const BDD *b, int w)
+{
+    if (sa__cd_comparable(r, h))
+        return memcmp(a, b, (size_t)w * sizeof(BDD)) == 0;
+    for (int k = 0; k < w; k++) {
+        BDD x = r->cd_within ? bdd_addref(sa__and(a[k], r->ok)) : a[k];
+        BDD y = h->cd_within ? bdd_addref(sa__and(b[k], h->ok)) : b[k];
+        bool same = x == y;
+        if (r->cd_within)
+            bdd_delref(x);
+        if (h->cd_within)
+            bdd_delref(y);
+        if (!same)
+            return false;
+    }
+    return true;
+}
+/* The stored arrays whole (cd_within says which form), for a reader that
+ * compares them with another result's (only when sa__cd_comparable), passes
+ * them on whole (read only) or tests which bits are false. */
+static inline const BDD *sa__c_stored(const sa_result *r) { return r->c; }
+static inline const BDD *sa__d_stored(const sa_result *r) { return r->d; }
 
 /* ---- sa_encode.c ---------------------------------------------------------- */
 /* Order, allocate r and build chi_m, chi_i, chi_j, chi_e, sigma. */

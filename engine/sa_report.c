@@ -325,6 +325,11 @@ typedef struct filler {
 typedef void item_filler(sa_ctx *c, const sa_result *r, filler *fl, sa_item *it,
                          const char *name, BDD chi, const BDD *vec);
 
+/* vec: the stored offsets (either form, sa_int.h's "r->c's and r->d's
+ * readers"), or NULL. split_rec reads them only conjoined with sets within
+ * care, inside ok, where both forms agree: a bit's within form is false iff
+ * the exact one is, and true where the exact one is ok (a non-constant
+ * split whose false branch is empty: the same leaves in the same order). */
 static void fill_item(sa_ctx *c, const sa_result *r, filler *fl, sa_item *it, const char *name,
                       BDD chi, const BDD *vec)
 {
@@ -406,7 +411,8 @@ static void split_within(sa_ctx *c, const sa__within *okw, split *s, const BDD *
     sa__release(c, mark);
 }
 
-/* fill_item within ok (above); vec: the exact offsets, or NULL. */
+/* fill_item within ok (above); vec: the stored offsets (r->cd_within says
+ * which form: within, they are already the canonical v), or NULL. */
 static void fill_item_within(sa_ctx *c, const sa_result *r, filler *fl, sa_item *it,
                              const char *name, BDD chi, const BDD *vec)
 {
@@ -418,7 +424,7 @@ static void fill_item_within(sa_ctx *c, const sa_result *r, filler *fl, sa_item 
     if (vec != NULL && !sa__within_empty(fl->okw, chi)) {
         BDD *v = sa__slots(c, (size_t)r->w_off + 1);
         for (int b = 0; b < r->w_off; b++)
-            sa__put(&v[b], sa__within_simplify(c, fl->okw, vec[b]));
+            sa__put(&v[b], r->cd_within ? vec[b] : sa__within_simplify(c, fl->okw, vec[b]));
         s->n = 0;
         split_within(c, fl->okw, s, v, r->w_off - 1, chi, 0);
         it->offsets = sa__alloc_keep(c, (s->n + 1) * sizeof *it->offsets);
@@ -509,14 +515,14 @@ static int build(sa_ctx *c, const sa_result *r, skips sk)
         rep->n_equations = i + 1;
         if (sk.eq == NULL || !sk.eq[i])
             fill(c, r, &fl, &rep->equations[i], m->equations[i].name, r->chi_i[i],
-                 r->c ? &r->c[(size_t)i * r->w_off] : NULL);
+                 r->c ? sa__c_row(r, i) : NULL);
     }
     for (uint32_t j = 0; j < r->n_var; j++) {
         rep->variables[j] = (sa_item){.name = m->variables[j].name};
         rep->n_variables = j + 1;
         if (sk.var == NULL || !sk.var[j])
             fill(c, r, &fl, &rep->variables[j], m->variables[j].name, r->chi_j[j],
-                 r->d ? &r->d[(size_t)j * r->w_off] : NULL);
+                 r->d ? sa__d_row(r, j) : NULL);
     }
     if (c->report_offsets_only)
         return MDAE_OK;
@@ -767,12 +773,17 @@ static int trimmed_width(const BDD *v, int w)
     return w;
 }
 
-/* k's items' handles, referenced, and item_at (allocated by the caller). */
+/* k's items' handles, referenced, and item_at (allocated by the caller).
+ * The offsets' handles as stored: under one ok, an exact bit and a within
+ * one with the same handle are the same function (the exact one is false
+ * out of ok, so the within one is, and it equals its conjunction with ok),
+ * so equal keys still mean equal items; forms that differ give different
+ * keys (a miss, not a wrong hit). */
 static void keys_items(sa__item_keys *k, const sa_result *r)
 {
     size_t n = 0, q = 0;
     for (uint32_t i = 0; i < r->n_eq; i++, q++) {
-        const BDD *vec = r->c != NULL ? &r->c[(size_t)i * r->w_off] : NULL;
+        const BDD *vec = r->c != NULL ? sa__c_row(r, i) : NULL;
         int w = vec != NULL ? trimmed_width(vec, r->w_off) : 0;
         k->item[n++] = bdd_addref(r->chi_i[i]);
         for (int b = 0; b < w; b++)
@@ -780,7 +791,7 @@ static void keys_items(sa__item_keys *k, const sa_result *r)
         k->item_at[q + 1] = n;
     }
     for (uint32_t j = 0; j < r->n_var; j++, q++) {
-        const BDD *vec = r->d != NULL ? &r->d[(size_t)j * r->w_off] : NULL;
+        const BDD *vec = r->d != NULL ? sa__d_row(r, j) : NULL;
         int w = vec != NULL ? trimmed_width(vec, r->w_off) : 0;
         k->item[n++] = bdd_addref(r->chi_j[j]);
         for (int b = 0; b < w; b++)

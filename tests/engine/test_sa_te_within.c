@@ -378,6 +378,34 @@ static bool same_on_ok(BDD a, BDD b, BDD ok)
     return same;
 }
 
+/* gx (its report x, made first) and gw, built from r, are the same graph:
+ * the same blocks, items, edges and guards' sets. */
+static void same_graphs(const cdg_graph *gx, const cdg_report *x, const cdg_graph *gw,
+                        const sa_result *r, const char *name)
+{
+    cr_assert_eq(gx->n_blocks, gw->n_blocks, "%s: blocks", name);
+    cr_assert_eq(gx->n_edges, gw->n_edges, "%s: edges", name);
+    for (size_t q = 0; q < gx->n_blocks; q++) {
+        const cdg_block *a = &gx->blocks[q], *b = &gw->blocks[q];
+        cr_assert_eq(a->n_equations, b->n_equations, "%s: block %zu", name, q);
+        cr_assert(same_on_ok(gx->bguard[q], gw->bguard[q], r->ok), "%s: block %zu guard",
+                  name, q);
+    }
+    for (size_t q = 0; q < gx->n_edges; q++) {
+        cr_assert(gx->efrom[q] == gw->efrom[q] && gx->eto[q] == gw->eto[q], "%s: edge %zu",
+                  name, q);
+        cr_assert(same_on_ok(gx->eguard[q], gw->eguard[q], r->ok), "%s: edge %zu guard",
+                  name, q);
+    }
+    cdg_report *w = NULL;
+    cr_assert_eq(cdg_graph_report(gw, &w), MDAE_OK, "%s", name);
+    for (size_t q = 0; q < x->n_blocks; q++)
+        same_set(&x->blocks[q].guard, &w->blocks[q].guard, r->n_modes, name, "block", q);
+    for (size_t q = 0; q < x->n_edges; q++)
+        same_set(&x->edges[q].guard, &w->edges[q].guard, r->n_modes, name, "edge", q);
+    cdg_report_free(w);
+}
+
 /* The dependency graph built from chi_E within ok (cdg_build.c's
  * local_inputs, sa__within_simplify) is the one built from
  * bdd_simplify(chi_E, ok) (cdg__inputs_exact): the same blocks, items,
@@ -402,31 +430,189 @@ Test(sa_te_within, graph_within_same_as_exact)
         cr_assert_eq(cdg_build(r, NULL, &gx, NULL), MDAE_OK, "%s", name);
         cdg__inputs_exact = false;
         cr_assert_eq(cdg_build(r, NULL, &gw, NULL), MDAE_OK, "%s", name);
-        cr_assert_eq(gx->n_blocks, gw->n_blocks, "%s: blocks", name);
-        cr_assert_eq(gx->n_edges, gw->n_edges, "%s: edges", name);
-        for (size_t q = 0; q < gx->n_blocks; q++) {
-            const cdg_block *a = &gx->blocks[q], *b = &gw->blocks[q];
-            cr_assert_eq(a->n_equations, b->n_equations, "%s: block %zu", name, q);
-            cr_assert(same_on_ok(gx->bguard[q], gw->bguard[q], r->ok), "%s: block %zu guard",
-                      name, q);
-        }
-        for (size_t q = 0; q < gx->n_edges; q++) {
-            cr_assert(gx->efrom[q] == gw->efrom[q] && gx->eto[q] == gw->eto[q], "%s: edge %zu",
-                      name, q);
-            cr_assert(same_on_ok(gx->eguard[q], gw->eguard[q], r->ok), "%s: edge %zu guard",
-                      name, q);
-        }
-        cdg_report *x = NULL, *w = NULL;
+        cdg_report *x = NULL;
         cr_assert_eq(cdg_graph_report(gx, &x), MDAE_OK, "%s", name);
-        cr_assert_eq(cdg_graph_report(gw, &w), MDAE_OK, "%s", name);
-        for (size_t q = 0; q < x->n_blocks; q++)
-            same_set(&x->blocks[q].guard, &w->blocks[q].guard, r->n_modes, name, "block", q);
-        for (size_t q = 0; q < x->n_edges; q++)
-            same_set(&x->edges[q].guard, &w->edges[q].guard, r->n_modes, name, "edge", q);
-        cdg_report_free(w);
+        same_graphs(gx, x, gw, r, name);
         cdg_report_free(x);
         cdg_graph_free(gw);
         cdg_graph_free(gx);
+        sa_result_free(r);
+        mel_model_free(m);
+    }
+}
+
+/* ---- c and d stored within ok (sa_int.h's "r->c's and r->d's readers") ---- */
+
+/* r's c and d turned into the within forms in place (cd_within set), as a
+ * writer keeping them would leave them. */
+static void store_cd_within(sa_result *r)
+{
+    size_t n[2] = {(size_t)r->n_eq * r->w_off, (size_t)r->n_var * r->w_off};
+    BDD *v[2] = {r->c, r->d};
+    for (int a = 0; a < 2; a++)
+        for (size_t k = 0; k < n[a]; k++) {
+            BDD w = bdd_addref(sa__simplify(v[a][k], r->ok));
+            bdd_delref(v[a][k]);
+            v[a][k] = w;
+        }
+    r->cd_within = true;
+}
+
+/* Every accessor on the n rows a of w (stored within) gives what it gives on
+ * the rows e of x (the same result, exact). */
+static void check_cd_rows(sa_ctx *c, const sa_result *x, const BDD *e, const sa_result *w,
+                          const BDD *a, size_t n, const char *name, const char *what)
+{
+    int wo = x->w_off;
+    bool *mode = calloc((size_t)x->n_modes + 1, 1);
+    BDD *row = sa__slots(c, (size_t)wo + 1);
+    uint64_t s = 88172645463325252ull;
+    for (size_t i = 0; i < n; i++) {
+        const BDD *xr = &e[i * (size_t)wo], *wr = &a[i * (size_t)wo];
+        size_t mark = sa__mark(c);
+        for (int b = 0; b < wo; b++) {
+            cr_assert_eq(sa__off_bit(c, w, wr, b), xr[b], "%s %s %zu bit %d", name, what, i, b);
+            cr_assert_eq(sa__off_bit(c, x, xr, b), xr[b], "%s %s %zu bit %d", name, what, i, b);
+            cr_assert_eq(sa__off_never(wr, b), sa__off_never(xr, b), "%s %s %zu", name, what, i);
+            cr_assert_eq(sa__off_in_ok(w, wr, b), sa__off_in_ok(x, xr, b), "%s %s %zu", name,
+                         what, i);
+        }
+        sa__off_exact_row(c, w, wr, wo, row);
+        cr_assert(memcmp(row, xr, (size_t)wo * sizeof *row) == 0, "%s %s %zu", name, what, i);
+        for (int k = 0; k <= wo && k < 63; k++)
+            cr_assert_eq(sa__off_value(w, wr, k), sa__off_value(x, xr, k), "%s %s %zu width %d",
+                         name, what, i, k);
+        cr_assert(sa__off_same(w, wr, x, xr, wo) && sa__off_same(x, xr, w, wr, wo), "%s %s %zu",
+                  name, what, i);
+        size_t f = (i * 7 + 3) % n;
+        bool same = memcmp(xr, &e[f * (size_t)wo], (size_t)wo * sizeof(BDD)) == 0;
+        cr_assert_eq(sa__off_same(w, wr, x, &e[f * (size_t)wo], wo), same, "%s %s %zu %zu", name,
+                     what, i, f);
+        cr_assert_eq(sa__off_same(w, wr, w, &a[f * (size_t)wo], wo), same, "%s %s %zu %zu", name,
+                     what, i, f);
+        for (int k = 0; k < 4; k++) { /* some modes, valid or not */
+            for (uint32_t q = 0; q < x->n_modes; q++) {
+                s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+                mode[q] = s & 1;
+            }
+            cr_assert_eq(sa__off_eval(x, w, wr, wo, mode), sa__off_eval(x, x, xr, wo, mode),
+                         "%s %s %zu", name, what, i);
+        }
+        sa__release(c, mark);
+    }
+    free(mode);
+}
+
+/* The views of one mode, the same. */
+static void same_mode_views(const sa_result *x, const sa_result *w, const char *name)
+{
+    bool *mode = calloc((size_t)x->n_modes + 1, 1);
+    uint64_t s = 2463534242ull;
+    for (int k = 0; k < 16; k++) {
+        for (uint32_t q = 0; q < x->n_modes; q++) {
+            s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+            mode[q] = s & 1;
+        }
+        sa_mode_view a, b;
+        cr_assert_eq(sa_result_mode(x, mode, &a), MDAE_OK, "%s", name);
+        cr_assert_eq(sa_result_mode(w, mode, &b), MDAE_OK, "%s", name);
+        cr_assert_eq(a.valid, b.valid, "%s", name);
+        cr_assert_eq(a.singular, b.singular, "%s", name);
+        cr_assert(memcmp(a.c, b.c, (size_t)x->n_eq * sizeof *a.c) == 0, "%s: mode %d c", name, k);
+        cr_assert(memcmp(a.d, b.d, (size_t)x->n_var * sizeof *a.d) == 0, "%s: mode %d d", name, k);
+        sa_mode_view_close(&b);
+        sa_mode_view_close(&a);
+    }
+    free(mode);
+}
+
+/* The report of r (both fillers, full and offsets only) into x[4]. */
+static void reports_of(const sa_result *r, sa_report **x, const char *name)
+{
+    for (int q = 0; q < 4; q++) {
+        unsigned flags = SA_REPORT_VALID_CARE | (q & 1 ? SA_REPORT_OFFSETS_ONLY : 0);
+        sa__report_exact = q >= 2;
+        cr_assert_eq(sa_result_report_ex(r, flags, &x[q]), MDAE_OK, "%s", name);
+    }
+    sa__report_exact = false;
+}
+
+static void same_reports(sa_report *const *x, sa_report *const *w, const char *name)
+{
+    for (int q = 0; q < 4; q++) {
+        uint32_t nm = x[q]->n_modes;
+        same_set(&x[q]->singular_modes, &w[q]->singular_modes, nm, name, "singular", 0);
+        cr_assert_eq(x[q]->n_equations, w[q]->n_equations, "%s", name);
+        cr_assert_eq(x[q]->n_variables, w[q]->n_variables, "%s", name);
+        same_items(x[q]->equations, w[q]->equations, x[q]->n_equations, nm, name);
+        same_items(x[q]->variables, w[q]->variables, x[q]->n_variables, nm, name);
+        cr_assert_eq(x[q]->n_diagnostics, w[q]->n_diagnostics, "%s", name);
+    }
+}
+
+/* r's c and d stored within ok (left so), checked against its exact ones. */
+static void check_cd_within(sa_result *r, const char *name)
+{
+    ENTER(c);
+    size_t nc = (size_t)r->n_eq * r->w_off, nd = (size_t)r->n_var * r->w_off;
+    BDD *ec = sa__slots(c, nc + 1), *ed = sa__slots(c, nd + 1);
+    for (size_t q = 0; q < nc; q++)
+        sa__put(&ec[q], r->c[q]);
+    for (size_t q = 0; q < nd; q++)
+        sa__put(&ed[q], r->d[q]);
+    sa_result x = *r; /* a view of r with the exact offsets: not freed */
+    x.c = ec;
+    x.d = ed;
+    store_cd_within(r);
+    cr_assert(!sa__cd_comparable(&x, r) && sa__cd_comparable(r, r), "%s", name);
+    const char *why = NULL;
+    cr_assert(sa_result_same(&x, r, &why), "%s: %s", name, why != NULL ? why : "");
+    cr_assert(sa_result_same(r, &x, &why), "%s: %s", name, why != NULL ? why : "");
+    check_cd_rows(c, &x, ec, r, r->c, r->n_eq, name, "c");
+    check_cd_rows(c, &x, ed, r, r->d, r->n_var, name, "d");
+    same_mode_views(&x, r, name);
+    leave(c);
+}
+
+/* r's c and d turned within ok in place: every accessor of "r->c's and
+ * r->d's readers", sa_result_same both ways, the views of single modes and
+ * the reports (both fillers) are what they were on the exact offsets. */
+Test(sa_te_within, cd_stored_within_reads_as_exact)
+{
+    static const struct {
+        const char *name;
+        long long n;
+    } cases[] = {
+        {"building_compressible.mel", 12}, {"building_compressible.mel", 5},
+        {"building_incompressible.mel", 4}, {"brake.mel", 8},
+        {"clutch.mel", -1},                 {"rldc_parallel.mel", 4},
+        {"singular_simple.mel", -1},        {"ground_contact.mel", -1},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const char *name = cases[k].name;
+        mel_model *m = NULL;
+        sa_result *r = analyse_file(name, cases[k].n, &m);
+        cr_assert(!r->cd_within && r->c != NULL && r->d != NULL, "%s", name);
+        if (k == 0)
+            cr_assert(r->ok != bddtrue && r->ok != bddfalse, "%s: ok a chain", name);
+        sa_report *before[4], *after[4];
+        reports_of(r, before, name);
+        cdg_graph *gx = NULL, *gw = NULL;
+        cdg_report *x = NULL;
+        cr_assert_eq(cdg_build(r, NULL, &gx, NULL), MDAE_OK, "%s", name);
+        cr_assert_eq(cdg_graph_report(gx, &x), MDAE_OK, "%s", name);
+        check_cd_within(r, name);
+        reports_of(r, after, name);
+        same_reports(before, after, name);
+        cr_assert_eq(cdg_build(r, NULL, &gw, NULL), MDAE_OK, "%s", name);
+        same_graphs(gx, x, gw, r, name);
+        cdg_report_free(x);
+        cdg_graph_free(gw);
+        cdg_graph_free(gx);
+        for (int q = 0; q < 4; q++) {
+            sa_report_free(after[q]);
+            sa_report_free(before[q]);
+        }
         sa_result_free(r);
         mel_model_free(m);
     }
