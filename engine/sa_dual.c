@@ -51,7 +51,8 @@ static long long kn_c(const known *kn, uint32_t i)
 
 static long long kn_d(const known *kn, uint32_t j)
 {
-    return sa__off_value(kn->r, &kn->r->d[(size_t)j * kn->w], kn->wk);
+    /* d in the fixpoint: unmasked (mask_columns comes after), read as it is */
+    return sa__vvalue(&kn->r->d[(size_t)j * kn->w], kn->wk);
 }
 
 static long long kn_sig(const known *kn, size_t e)
@@ -217,6 +218,27 @@ static bool column_by_levels(sa_ctx *c, const sa_result *r, const columns *mt,
  * in ok, T'_e = simplify(T_e, ok) and d'_j = simplify(d_j, ok) are T_e and
  * d_j; out of ok every T_e is false, so the step gives 0 there. So c_i =
  * step(T', d') & ok, bit by bit: the same BDD. */
+/* ---- c and d within ok (issue 40) ----------------------------------------
+ * On the compressible building ok is a chain through every room, and each
+ * exact bit of c (c' & ok) and d (d & ok) copies the chain above its room:
+ * the dual's mask_by_ok was 0.65 G instructions at N = 1,000 and the last
+ * million chain nodes of BuDDy's table. From a cold start with ok not a
+ * constant, the fixpoint keeps c within ok (r->cd_within: each bit
+ * sa__within_simplify(c'), the canonical form, which is the very node
+ * offset_in_ok made from the exact bit, so the column steps read the same
+ * c' and give the same d), and mask_columns keeps d's within forms. Equal
+ * forms mean equal functions under one ok, so the fixpoint's comparisons
+ * (sa__vsame) decide as before, and the known values are read as the exact
+ * ones would be (sa__off_value). Not from a warm start (the hint's exact
+ * offsets). sa__cd_exact (tests) keeps the exact forms. */
+bool sa__cd_exact;
+
+/* Whether r's cold fixpoint keeps c and d within ok (above). */
+static bool cd_within_applies(const sa_result *r)
+{
+    return !sa__cd_exact && r->ok != bddtrue && r->ok != bddfalse;
+}
+
 typedef struct off_chain {
     BDD ok;       /* r->ok; bddtrue: the plain step */
     int w, wk;
@@ -228,6 +250,12 @@ typedef struct off_chain {
     bool *dvalid;
     BDD *terel;   /* n_edges slots: T'_e, valid where tvalid[e] */
     bool *tvalid;
+    /* c stored within ok (r->cd_within, "c and d within ok" below): each
+     * row step's c' kept as sa__within_simplify(c') instead of c' & ok; okw
+     * is ok's. False: c' & ok, as before. */
+    bool within;
+    const sa__within *okw;
+    const BDD *c; /* r->c */
 } off_chain;
 
 static void off_chain_init(sa_ctx *c, off_chain *oc, int w, int wk)
@@ -236,6 +264,9 @@ static void off_chain_init(sa_ctx *c, off_chain *oc, int w, int wk)
     oc->ok = r->ok;
     oc->w = w;
     oc->wk = wk;
+    oc->within = false;
+    oc->okw = NULL;
+    oc->c = r->c;
     if (oc->ok == bddtrue)
         return;
     oc->crel = sa__slots(c, (size_t)r->n_eq * (size_t)wk + 1);
@@ -254,6 +285,8 @@ static void off_chain_init(sa_ctx *c, off_chain *oc, int w, int wk)
 static const BDD *offset_in_ok(const off_chain *oc, const BDD *offs, BDD *rel, bool *valid,
                                uint32_t k)
 {
+    if (oc->within && offs == oc->c) /* stored as c' already */
+        return &offs[(size_t)k * (size_t)oc->w];
     BDD *v = &rel[(size_t)k * (size_t)oc->wk];
     if (!valid[k]) {
         const BDD *from = &offs[(size_t)k * (size_t)oc->w];
@@ -274,12 +307,22 @@ static BDD te_in_ok(const sa_result *r, off_chain *oc, size_t e)
     return oc->terel[e];
 }
 
-/* acc &= ok, bit by bit: a row step's value out of ok is 0 (above). */
-static void mask_by_ok(const off_chain *oc, BDD *acc)
+/* acc &= ok, bit by bit: a row step's value out of ok is 0 (above); when
+ * oc->within, acc := its canonical form within ok instead (the same
+ * function once conjoined with ok, made without ok's chain). */
+static void mask_by_ok(sa_ctx *c, const off_chain *oc, BDD *acc)
 {
-    for (int b = 0; b < oc->wk; b++)
-        if (acc[b] != bddfalse)
+    for (int b = 0; b < oc->wk; b++) {
+        if (acc[b] == bddfalse)
+            continue;
+        if (!oc->within) {
             sa__put(&acc[b], sa__and(acc[b], oc->ok));
+            continue;
+        }
+        size_t mark = sa__mark(c);
+        sa__put(&acc[b], sa__within_simplify(c, oc->okw, acc[b]));
+        sa__release(c, mark);
+    }
 }
 
 /* The row step when every chosen edge's d_j and sigma_e are constants but
@@ -308,7 +351,7 @@ static bool row_by_choices(sa_ctx *c, const sa_result *r, const known *kn, off_c
             sa__put(&acc[b], (v >> b) & 1 ? sa__or(acc[b], t) : sa__diff(acc[b], t));
     }
     if (split)
-        mask_by_ok(oc, acc);
+        mask_by_ok(c, oc, acc);
     return true;
 }
 
@@ -671,7 +714,7 @@ static void row_step(sa_ctx *c, uint32_t i, off_chain *oc, BDD *acc, BDD *term, 
         sa__vite(c, acc, split ? te_in_ok(r, oc, e) : sa__te(c, r, e), term, acc, wk);
     }
     if (split)
-        mask_by_ok(oc, acc);
+        mask_by_ok(c, oc, acc);
 }
 
 /* Pryce's fixpoint on the first wk bits of every w-bit offset (r->c, r->d:
@@ -695,7 +738,9 @@ static bool fixpoint(sa_ctx *c, const columns *mt, const BDD *act, const sa__wit
                      int w, int wk, bool warm)
 {
     sa_result *r = c->r;
-    /* the fixpoint reads and writes r->c and r->d themselves, exact */
+    /* the fixpoint reads and writes r->c and r->d themselves: c within ok
+     * from a cold start (cd_within_applies), else exact; d unmasked until
+     * sa__dual's mask_columns. All false on a cold entry (both forms). */
     MDAE_ASSERT(!r->cd_within);
     size_t mark = sa__mark(c);
     BDD *acc = sa__slots(c, (size_t)w);
@@ -708,6 +753,9 @@ static bool fixpoint(sa_ctx *c, const columns *mt, const BDD *act, const sa__wit
     known kn = {r, w, wk, r->c_matched};
     off_chain oc; /* c' and out_j of the column step, made as asked */
     off_chain_init(c, &oc, w, wk);
+    oc.within = !warm && cd_within_applies(r);
+    oc.okw = okw;
+    r->cd_within = oc.within; /* kn_c reads r->c in that form */
     if (warm) {
         warm_start(c, mt, act, okw, &kn, &cols, &rows);
     } else {
@@ -763,7 +811,7 @@ static bool fixpoint(sa_ctx *c, const columns *mt, const BDD *act, const sa__wit
                 sa__vcopy(ci, acc, wk);
                 if (oc.ok != bddtrue)
                     oc.cvalid[i] = false;
-                long long now = known_value ? (long long)v : sa__vvalue(acc, wk);
+                long long now = known_value ? (long long)v : sa__off_value(r, acc, wk);
                 kn.cs[i] = now >= 0 ? now : row_common_value(r, &kn, wk, i);
                 for (size_t e = r->eq_first[i]; e < r->eq_first[i + 1]; e++)
                     push(&cols, r->edge_v[e]);
@@ -817,16 +865,26 @@ static BDD *copy_offsets(sa_ctx *c, const BDD *from, size_t n, int w)
     return q;
 }
 
-/* d &= ok, bit by bit: the fixpoint's columns outside ok (below) cleared. */
-static void mask_columns(sa_ctx *c, int w)
+/* d &= ok, bit by bit: the fixpoint's columns outside ok (below) cleared;
+ * when c is stored within ok (r->cd_within), d's within forms instead. */
+static void mask_columns(sa_ctx *c, const sa__within *okw, int w)
 {
     sa_result *r = c->r;
     if (r->ok == bddtrue)
         return;
-    for (size_t k = 0; k < (size_t)r->n_var * w; k++)
-        if (r->d[k] != bddfalse)
+    for (size_t k = 0; k < (size_t)r->n_var * w; k++) {
+        if (r->d[k] == bddfalse)
+            continue;
+        if (!r->cd_within) {
             sa__put(&r->d[k], sa__and(r->d[k], r->ok));
+            continue;
+        }
+        size_t mark = sa__mark(c);
+        sa__put(&r->d[k], sa__within_simplify(c, okw, r->d[k]));
+        sa__release(c, mark);
+    }
 }
+
 
 /* Why the fixpoint runs on chi_E, not on "active edge in an analysed mode"
  * chi_E & ok (issue 40). The steps are mode by mode, and in a mode of ok
@@ -877,12 +935,13 @@ void sa__dual(sa_ctx *c)
     if (!fixpoint(c, &mt, act, &okw, w, wk, warm)) {
         r->small = false;
         r->offsets_from_hint = 0;
+        r->cd_within = false; /* the second attempt starts cold: its own */
         for (size_t k = 0; k < (size_t)r->n_eq * w; k++)
             sa__put(&r->c[k], bddfalse);
         for (size_t k = 0; k < (size_t)r->n_var * w; k++)
             sa__put(&r->d[k], bddfalse);
         fixpoint(c, &mt, act, &okw, w, w, false);
     }
-    mask_columns(c, w);
+    mask_columns(c, &okw, w);
     sa__release(c, mark);
 }

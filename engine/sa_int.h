@@ -127,8 +127,8 @@ struct sa_result {
     BDD *d;       /* n_var * w_off: 0 outside ok & chi_j */
     /* c and d hold the within forms sa__simplify(bit, ok) of their bits
      * (canonical: what sa__within_simplify makes) rather than the exact
-     * bits; false (calloc, every writer today): the exact ones. Read them
-     * through the accessors ("r->c's and r->d's readers"). */
+     * bits (sa_dual.c's cold fixpoint, ok not constant); false: the exact
+     * ones. Read them through the accessors ("r->c's and r->d's readers"). */
     bool cd_within;
     BDD *over;    /* n_eq: singular modes where overdetermined */
     BDD *under;   /* n_var: singular modes where underdetermined */
@@ -630,8 +630,9 @@ static inline bool sa__te_at(const sa_result *r, const sa_result *h, size_t e, c
  * a reader takes a bit through sa__off_bit (exact), sa__off_in_ok (within),
  * sa__off_never, a value through sa__off_eval / sa__off_value, and
  * compares rows of two results handle by handle only when
- * sa__cd_comparable (else sa__off_same). Today the stored form is the
- * exact one (no writer sets cd_within) and these only read it. */
+ * sa__cd_comparable (else sa__off_same). The one writer of the within
+ * forms: sa_dual.c's cold fixpoint when ok is not a constant ("c and d
+ * within ok" there); every other writer writes exact bits. */
 
 /* Equation i's stored row (w_off bits, cd_within says which form). */
 static inline const BDD *sa__c_row(const sa_result *r, size_t i) { return &r->c[i * (size_t)r->w_off]; }
@@ -713,6 +714,10 @@ static inline bool sa__off_same(const sa_result *r, const BDD *a, const sa_resul
  * compares them with another result's (only when sa__cd_comparable), passes
  * them on whole (read only) or tests which bits are false. */
 static inline const BDD *sa__c_stored(const sa_result *r) { return r->c; }
+/* sa_dual.c: keep c and d exact where its cold fixpoint would keep them
+ * within ok (the path before, compared with it by test_sa_te_within).
+ * Process-global. */
+extern bool sa__cd_exact;
 static inline const BDD *sa__d_stored(const sa_result *r) { return r->d; }
 
 /* ---- sa_encode.c ---------------------------------------------------------- */

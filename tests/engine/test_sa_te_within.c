@@ -99,13 +99,16 @@ static void check_result(const sa_result *r, const char *name, int *exact, int *
                      e);
         cr_assert_eq(sa__te_in_ok(r, e), w[e], "%s te %zu: in ok", name, e);
     }
-    for (size_t k = 0; k < nc; k++) {
-        sa__put(&ex[ne + k], r->c[k]);
-        within_of(c, &wok, r->ok, r->c[k], &w[ne + k], name, k);
+    for (size_t k = 0; k < nc; k++) { /* the exact bits, whatever the stored form */
+        sa__put(&ex[ne + k], sa__off_bit(c, r, sa__c_stored(r), (int)k));
+        within_of(c, &wok, r->ok, ex[ne + k], &w[ne + k], name, k);
+        cr_assert_eq(sa__off_in_ok(r, sa__c_stored(r), (int)k), w[ne + k], "%s c %zu", name, k);
     }
     for (size_t k = 0; k < nd; k++) {
-        sa__put(&ex[ne + nc + k], r->d[k]);
-        within_of(c, &wok, r->ok, r->d[k], &w[ne + nc + k], name, k);
+        sa__put(&ex[ne + nc + k], sa__off_bit(c, r, sa__d_stored(r), (int)k));
+        within_of(c, &wok, r->ok, ex[ne + nc + k], &w[ne + nc + k], name, k);
+        cr_assert_eq(sa__off_in_ok(r, sa__d_stored(r), (int)k), w[ne + nc + k], "%s d %zu", name,
+                     k);
     }
     *exact = bdd_anodecount(ex, (int)n);
     *within = bdd_anodecount(w, (int)n);
@@ -591,7 +594,9 @@ Test(sa_te_within, cd_stored_within_reads_as_exact)
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         const char *name = cases[k].name;
         mel_model *m = NULL;
+        sa__cd_exact = true; /* the exact offsets, turned within below */
         sa_result *r = analyse_file(name, cases[k].n, &m);
+        sa__cd_exact = false;
         cr_assert(!r->cd_within && r->c != NULL && r->d != NULL, "%s", name);
         if (k == 0)
             cr_assert(r->ok != bddtrue && r->ok != bddfalse, "%s: ok a chain", name);
@@ -615,5 +620,64 @@ Test(sa_te_within, cd_stored_within_reads_as_exact)
         }
         sa_result_free(r);
         mel_model_free(m);
+    }
+}
+
+/* The dual's cold fixpoint keeping c and d within ok (sa_dual.c, "c and d
+ * within ok": the compressible building's) gives the result of the exact
+ * path (sa__cd_exact): the same functions (sa_result_same across forms),
+ * views of single modes, reports (both fillers) and graphs. */
+Test(sa_te_within, dual_within_same_as_exact)
+{
+    static const struct {
+        const char *name;
+        long long n;
+        bool within; /* the path applies */
+    } cases[] = {
+        {"building_compressible.mel", 40, true}, {"building_compressible.mel", 7, true},
+        {"building_incompressible.mel", 6, false}, {"brake.mel", 30, false},
+        {"clutch.mel", -1, false},                {"rldc_chain.mel", 4, false},
+        {"singular_simple.mel", -1, false},       {"ground_contact.mel", -1, false},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const char *name = cases[k].name;
+        mel_model *m1 = NULL, *m2 = NULL;
+        sa__cd_exact = true;
+        sa_result *x = analyse_file(name, cases[k].n, &m1);
+        sa__cd_exact = false;
+        sa_result *w = analyse_file(name, cases[k].n, &m2);
+        cr_assert(!x->cd_within, "%s", name);
+        if (cases[k].within)
+            cr_assert(w->cd_within, "%s: the within path not taken", name);
+        const char *why = NULL;
+        cr_assert(sa_result_same(x, w, &why), "%s: %s", name, why != NULL ? why : "");
+        cr_assert(sa_result_same(w, x, &why), "%s: %s", name, why != NULL ? why : "");
+        cr_assert_eq(x->small, w->small, "%s", name);
+        cr_assert_eq(x->fpi_iterations, w->fpi_iterations, "%s", name);
+        if (x->c_matched != NULL)
+            cr_assert(memcmp(x->c_matched, w->c_matched, x->n_eq * sizeof *x->c_matched) == 0,
+                      "%s: c_matched", name);
+        same_mode_views(x, w, name);
+        sa_report *rx[4], *rw[4];
+        reports_of(x, rx, name);
+        reports_of(w, rw, name);
+        same_reports(rx, rw, name);
+        cdg_graph *gx = NULL, *gw = NULL;
+        cdg_report *gr = NULL;
+        cr_assert_eq(cdg_build(x, NULL, &gx, NULL), MDAE_OK, "%s", name);
+        cr_assert_eq(cdg_graph_report(gx, &gr), MDAE_OK, "%s", name);
+        cr_assert_eq(cdg_build(w, NULL, &gw, NULL), MDAE_OK, "%s", name);
+        same_graphs(gx, gr, gw, x, name);
+        cdg_report_free(gr);
+        cdg_graph_free(gw);
+        cdg_graph_free(gx);
+        for (int q = 0; q < 4; q++) {
+            sa_report_free(rw[q]);
+            sa_report_free(rx[q]);
+        }
+        sa_result_free(w);
+        sa_result_free(x);
+        mel_model_free(m2);
+        mel_model_free(m1);
     }
 }
