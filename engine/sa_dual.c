@@ -230,8 +230,12 @@ static bool column_by_levels(sa_ctx *c, const sa_result *r, const columns *mt,
  * forms mean equal functions under one ok, so the fixpoint's comparisons
  * (sa__vsame) decide as before, and the known values are read as the exact
  * ones would be (sa__off_value). Not from a warm start (the hint's exact
- * offsets). sa__cd_exact (tests) keeps the exact forms. */
-bool sa__cd_exact;
+ * offsets). sa__cd_exact keeps the exact forms: true by default until the
+ * hint's readers take a within hint (sa_hint.c's three entries, sa_dual.c's
+ * warm_applies and sa_probe.c refuse one today, which would lose the
+ * building's seeded analyses: test_sa_hint, test_srv_inc); the tests set
+ * it false to compare the two paths. */
+bool sa__cd_exact = true;
 
 /* Whether r's cold fixpoint keeps c and d within ok (above). */
 static bool cd_within_applies(const sa_result *r)
