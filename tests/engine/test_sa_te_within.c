@@ -19,6 +19,7 @@
  */
 #include <criterion/criterion.h>
 
+#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -773,6 +774,48 @@ static void check_variant(const mel_model *m, const sa_result *hx, const sa_resu
     sa_result_free(cold);
 }
 
+/* The hint's readings that do not depend on its form, compared handle by
+ * handle on m encoded: sa__hint_offsets extended (hint_vectors: the
+ * primal's seeded costs) and sa__hint_matching (the repair's tc, tz) with
+ * hx (exact) and hw (within) as the hint. */
+static void same_readings(const mel_model *m, const sa_result *hx, const sa_result *hw,
+                          const char *what, unsigned *matched)
+{
+    sa_options o = {.hint = hx};
+    sa_ctx *c = calloc(1, sizeof *c);
+    cr_assert_not_null(c);
+    sa__ctx_init(c, &o, NULL);
+    c->r = mdae_calloc(1, sizeof *c->r);
+    cr_assert_not_null(c->r);
+    c->order = SA_ORDER_AUTO;
+    c->method = SA_METHOD_AUTO;
+    if (setjmp(c->jb))
+        cr_assert_fail("%s: failed: %s", what, mdae_err_name(c->rc));
+    sa__enter(c);
+    sa__encode(c, m);
+    sa_result *r = c->r;
+    int wx = 0, ux = 0, ww = 0, uw = 0;
+    const BDD *ox = sa__hint_offsets(c, true, &wx, &ux, NULL);
+    BDD *tx = sa__slots(c, 2 * r->n_edges + 1);
+    bool mx = sa__hint_matching(c, tx, tx + r->n_edges);
+    o.hint = hw;
+    const BDD *ow = sa__hint_offsets(c, true, &ww, &uw, NULL);
+    BDD *tw = sa__slots(c, 2 * r->n_edges + 1);
+    bool mw = sa__hint_matching(c, tw, tw + r->n_edges);
+    cr_assert_eq(ox != NULL, ow != NULL, "%s: offsets", what);
+    cr_assert(wx == ww && ux == uw, "%s: widths %d/%d, %d/%d", what, wx, ww, ux, uw);
+    if (ox != NULL)
+        cr_assert(memcmp(ox, ow, (size_t)r->n_eq * (size_t)wx * sizeof *ox) == 0,
+                  "%s: the extended offsets", what);
+    cr_assert_eq(mx, mw, "%s: matching", what);
+    if (mx)
+        cr_assert(memcmp(tx, tw, 2 * r->n_edges * sizeof *tx) == 0, "%s: tc, tz", what);
+    *matched += mx;
+    sa__leave(c);
+    sa_result_free(r);
+    free(c);
+}
+
 /* The compressible building's edits (tests/bench/bench_edit.c's: a
  * derivative added in room k, its door's guard negated, N + 1, N - 1, and
  * the model itself), each seeded by the original analysed with c and d
@@ -785,6 +828,7 @@ Test(sa_te_within, hint_within_same_as_exact)
     size_t text_len = 0;
     char *text = tm_read("building_compressible.mel", &text_len);
     hint_ways ways = {0};
+    unsigned matched = 0; /* same_readings' hint matchings */
     static const long long ns[] = {5, 20};
     for (size_t q = 0; q < sizeof ns / sizeof ns[0]; q++) {
         long long n = ns[q];
@@ -812,6 +856,7 @@ Test(sa_te_within, hint_within_same_as_exact)
             snprintf(what, sizeof what, "building N=%lld, variant %zu", n, v);
             mel_model *m = parse_n(vs[v].text, vs[v].n);
             check_variant(m, hx, hw, what, &ways);
+            same_readings(m, hx, hw, what, &matched);
             mel_model_free(m);
         }
         sa_result_free(hw);
@@ -827,4 +872,5 @@ Test(sa_te_within, hint_within_same_as_exact)
     cr_assert_gt(ways.repaired, 0, "no repair of a within hint's matching");
     cr_assert_gt(ways.zero, 0, "no cost-0 matchings from a within hint");
     cr_assert_gt(ways.tight, 0, "no tight graphs from a within hint's offsets");
+    cr_assert_gt(matched, 0, "sa__hint_matching never compared");
 }
