@@ -42,11 +42,15 @@ typedef struct known {
     const sa_result *r;
     int w, wk;
     long long *cs;
+    /* r->cd_within, read once per fixpoint (it does not change inside):
+     * c's rows in that form (sa__off_value), else exact (sa__vvalue) */
+    bool within;
 } known;
 
 static long long kn_c(const known *kn, uint32_t i)
 {
-    return sa__off_value(kn->r, &kn->r->c[(size_t)i * kn->w], kn->wk);
+    const BDD *row = &kn->r->c[(size_t)i * kn->w];
+    return kn->within ? sa__off_value(kn->r, row, kn->wk) : sa__vvalue(row, kn->wk);
 }
 
 static long long kn_d(const known *kn, uint32_t j)
@@ -229,13 +233,13 @@ static bool column_by_levels(sa_ctx *c, const sa_result *r, const columns *mt,
  * c' and give the same d), and mask_columns keeps d's within forms. Equal
  * forms mean equal functions under one ok, so the fixpoint's comparisons
  * (sa__vsame) decide as before, and the known values are read as the exact
- * ones would be (sa__off_value). Not from a warm start (the hint's exact
- * offsets). sa__cd_exact keeps the exact forms: true by default until the
- * hint's readers take a within hint (sa_hint.c's three entries, sa_dual.c's
- * warm_applies and sa_probe.c refuse one today, which would lose the
- * building's seeded analyses: test_sa_hint, test_srv_inc); the tests set
- * it false to compare the two paths. */
-bool sa__cd_exact = true;
+ * ones would be (sa__off_value). From a warm start, in the hint's form
+ * (warm_applies: a within hint only when this fixpoint would run within,
+ * under the same ok, so that the kept rows are this run's within forms
+ * too). The hint's readers (sa_hint.c's three entries, sa_probe.c) take
+ * either form. sa__cd_exact keeps the exact forms (the path before,
+ * compared with this one by test_sa_te_within); false by default. */
+bool sa__cd_exact = false;
 
 /* Whether r's cold fixpoint keeps c and d within ok (above). */
 static bool cd_within_applies(const sa_result *r)
@@ -418,11 +422,25 @@ static const BDD *sigma_of(const sa_result *r, size_t e, BDD *v, int wk)
  * width that fitted the small attempt (sa__dual), and the attempt is that
  * one: on wk bits. Else the start is 0, as before. */
 
-/* Whether h's offsets can start r's fixpoint on wk of w bits (above). The
- * fixpoint starts from exact offsets: not from a hint's within ones. */
+/* Whether h's offsets can start r's fixpoint on wk of w bits (above). A
+ * hint whose c and d are stored within ok (h->cd_within) starts it only
+ * when r's cold fixpoint would keep them within the same ok
+ * (cd_within_applies; h->ok == r->ok below): the fixpoint then runs in
+ * the hint's form (sa__dual), each kept row being the within form of the
+ * canonical offset, the node this run's own steps make. Why the reads of
+ * the kept rows stay right: kn_c reads c in its form (sa__off_value); a
+ * kept d is read as the integer it is in ok (kn_d: the rows read d only
+ * there, through T'_e or d' = simplify(d, ok), and row_common_value asks
+ * the value where a row is matched, in ok); the support (close_support)
+ * reads h's rows through sa__off_value; the comparisons of a new step
+ * with a kept row (sa__vsame) are of one form for c (the steps store
+ * within forms) and, for d, equal handles mean equal functions (else a
+ * row is stepped again: only more work); mask_columns' within form of a
+ * kept within d is itself (canonical: a function of d & ok alone). */
 static bool warm_applies(const sa_result *r, const sa_result *h, int w, int wk)
 {
-    return h != NULL && h != r && h->c != NULL && h->d != NULL && !h->cd_within && h->c_matched != NULL &&
+    return h != NULL && h != r && h->c != NULL && h->d != NULL &&
+           (!h->cd_within || cd_within_applies(r)) && h->c_matched != NULL &&
            sa__te_exact(h) != NULL && h->small && h->w_off == w && wk < w && h->w_sigma == r->w_sigma &&
            h->ok == r->ok && h->n_eq == r->n_eq && h->n_var == r->n_var;
 }
@@ -745,7 +763,7 @@ static bool fixpoint(sa_ctx *c, const columns *mt, const BDD *act, const sa__wit
     /* the fixpoint reads and writes r->c and r->d themselves: c within ok
      * from a cold start (cd_within_applies), else exact; d unmasked until
      * sa__dual's mask_columns. All false on a cold entry (both forms). */
-    MDAE_ASSERT(!r->cd_within);
+    MDAE_ASSERT(!r->cd_within || warm); /* warm: the hint's form (sa__dual) */
     size_t mark = sa__mark(c);
     BDD *acc = sa__slots(c, (size_t)w);
     BDD *term = sa__slots(c, (size_t)w);
@@ -754,12 +772,13 @@ static bool fixpoint(sa_ctx *c, const columns *mt, const BDD *act, const sa__wit
     worklist cols, rows;
     worklist_init(c, &cols, r->n_var);
     worklist_init(c, &rows, r->n_eq);
-    known kn = {r, w, wk, r->c_matched};
+    known kn = {r, w, wk, r->c_matched, false}; /* within: below */
     off_chain oc; /* c' and out_j of the column step, made as asked */
     off_chain_init(c, &oc, w, wk);
-    oc.within = !warm && cd_within_applies(r);
+    oc.within = warm ? r->cd_within : cd_within_applies(r);
     oc.okw = okw;
     r->cd_within = oc.within; /* kn_c reads r->c in that form */
+    kn.within = oc.within;
     if (warm) {
         warm_start(c, mt, act, okw, &kn, &cols, &rows);
     } else {
@@ -922,7 +941,7 @@ void sa__dual(sa_ctx *c)
             return;
     } else {
         r->w_off = w;
-        r->cd_within = false; /* h's are exact: warm_applies */
+        r->cd_within = h->cd_within; /* the hint's form: warm_applies */
         r->c = copy_offsets(c, sa__c_stored(h), r->n_eq, w);
         r->d = copy_offsets(c, sa__d_stored(h), r->n_var, w);
     }

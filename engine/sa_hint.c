@@ -210,7 +210,11 @@ static BDD carry_rec(sa_ctx *c, carry_ctx *cc, BDD f)
  * nearest mode inside (Coudert and Madre's constrain; one projection for
  * every bit, so the vector is a value the offset takes). An edit that
  * moves an equation into other modes (a guard flipped) so finds its old
- * offsets there instead of 0. */
+ * offsets there instead of 0. Either stored form of h's c gives the same
+ * vectors: f constrained by care depends only on f in care and care, and
+ * care is inside h->ok, where a within bit is the exact one (a constant
+ * within bit w: the exact bit is w & ok, and ok constrained by care is
+ * true, as w is; care true means ok true, where the forms are one). */
 static BDD *hint_vectors(sa_ctx *c, const sa_result *h, const long *from, uint32_t n)
 {
     int hw = h->w_off;
@@ -516,7 +520,15 @@ const BDD *sa__hint_offsets(sa_ctx *c, bool extend, int *width, int *used, const
 {
     const sa_result *h = c->opt != NULL ? c->opt->hint : NULL;
     sa_result *r = c->r;
-    if (h == NULL || h == r || h->m == NULL || h->c == NULL || h->cd_within || h->w_off <= 0 ||
+    /* A hint whose c is stored within its ok (h->cd_within) is read as
+     * stored: extended (hint_vectors), the same vectors as the exact ones
+     * (the care is inside h->ok, where both forms agree); as they are,
+     * values that agree with the exact ones in h->ok and may be any
+     * nonnegative integers out of it, which the primal problem allows
+     * (above). What the seeded primal keeps of them (sa__own_tight's c)
+     * is compared with the hint's stored rows (own_stale), the very rows a
+     * later analysis reads: the same handles, the same functions. */
+    if (h == NULL || h == r || h->m == NULL || h->c == NULL || h->w_off <= 0 ||
         h->ok == bddfalse || r->n_eq == 0)
         return NULL;
     int w = read_width(r, h);
@@ -753,12 +765,20 @@ static void hint_tight(sa_ctx *c, const sa_result *h, size_t e, int wv, BDD *out
     sa__release(c, mark);
 }
 
+/* h's c and d may be stored within h->ok (h->cd_within): hint_tight's
+ * result is the same function in either form. Its symbolic way is masked
+ * by act = chi_e & ok, inside ok, where the forms agree; its integer way
+ * reads each row's value in ok (a within row whose bits are constants is
+ * that value wherever ok holds; an exact one only when its bits are
+ * constants, i.e. that value there too) and gives act or false, what
+ * the symbolic way gives then. hint_bits reads which bits are false:
+ * false within iff false exactly. */
 bool sa__hint_matching(sa_ctx *c, BDD *tc, BDD *tz)
 {
     const sa_result *h = c->opt != NULL ? c->opt->hint : NULL;
     sa_result *r = c->r;
     if (h == NULL || h == r || h->m == NULL || sa__te_exact(h) == NULL || h->c == NULL ||
-        h->cd_within || h->w_off <= 0 || h->ok == bddfalse || r->n_edges == 0 || sa__sifting())
+        h->w_off <= 0 || h->ok == bddfalse || r->n_edges == 0 || sa__sifting())
         return false;
     long *from = sa__alloc_raw(c, (r->n_edges + 1) * sizeof *from); /* all, when true */
     if (!edges_by_name(c, h, r, NULL, from) || !same_order(c, h, r, from))
@@ -982,7 +1002,9 @@ bool *sa__hint_tight(sa_ctx *c, const BDD *hc, const long *same, BDD *tight)
 {
     const sa_result *h = c->opt != NULL ? c->opt->hint : NULL;
     const sa_result *r = c->r;
-    if (h == NULL || same == NULL || r->w_sigma != h->w_sigma || h->cd_within)
+    /* h->cd_within: hc and own_stale read h's rows as stored (above and
+     * sa__hint_offsets), so the comparisons are in one form. */
+    if (h == NULL || same == NULL || r->w_sigma != h->w_sigma)
         return NULL;
     /* The graph's memo (exact in ok: everywhere when ok is true), else the
      * hint's own round 0's. */

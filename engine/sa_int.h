@@ -632,8 +632,9 @@ static inline bool sa__te_at(const sa_result *r, const sa_result *h, size_t e, c
  * compares rows of two results handle by handle only when
  * sa__cd_comparable (else sa__off_same). The one writer of the within
  * forms: sa_dual.c's cold fixpoint when ok is not a constant ("c and d
- * within ok" there), when sa__cd_exact is false (not yet by default);
- * every other writer writes exact bits. */
+ * within ok" there, and its warm start from such a hint), unless
+ * sa__cd_exact; every other writer writes exact bits. The hint's readers
+ * (sa_hint.c, sa_probe.c) take either form. */
 
 /* Equation i's stored row (w_off bits, cd_within says which form). */
 static inline const BDD *sa__c_row(const sa_result *r, size_t i) { return &r->c[i * (size_t)r->w_off]; }
@@ -717,7 +718,7 @@ static inline bool sa__off_same(const sa_result *r, const BDD *a, const sa_resul
 static inline const BDD *sa__c_stored(const sa_result *r) { return r->c; }
 /* sa_dual.c: keep c and d exact where its cold fixpoint would keep them
  * within ok (the path before, compared with it by test_sa_te_within).
- * Process-global; true by default for now (sa_dual.c says why). */
+ * Process-global; false by default (tests set it to compare). */
 extern bool sa__cd_exact;
 static inline const BDD *sa__d_stored(const sa_result *r) { return r->d; }
 

@@ -137,7 +137,9 @@ sa__warm *sa__warm_new(sa_ctx *c, const BDD *base, size_t stride, int wb)
 {
     const sa_result *r = c->r, *h = c->opt != NULL ? c->opt->hint : NULL;
     /* base is the hint's own c only when sa__hint_offsets read it in
-     * place: the same rows by index and the same mode variables. */
+     * place: the same rows by index and the same mode variables. Stored
+     * within h->ok or not (h->cd_within): it is read only in a mode of
+     * h->ok (sa__warm_learn), where both forms are the exact offsets. */
     if (h == NULL || h == r || base == NULL || base != sa__c_stored(h) || stride != (size_t)h->w_off ||
         wb <= 0 || wb > 30 || sa__te_exact(h) == NULL || h->chi_i == NULL || h->chi_j == NULL ||
         r->w_sigma != h->w_sigma || r->n_eq == 0 || !sa__same_edges(r, h))

@@ -19,6 +19,7 @@
  */
 #include <criterion/criterion.h>
 
+#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -596,6 +597,7 @@ Test(sa_te_within, cd_stored_within_reads_as_exact)
         mel_model *m = NULL;
         sa__cd_exact = true; /* the exact offsets, turned within below */
         sa_result *r = analyse_file(name, cases[k].n, &m);
+        sa__cd_exact = false; /* the default */
         cr_assert(!r->cd_within && r->c != NULL && r->d != NULL, "%s", name);
         if (k == 0)
             cr_assert(r->ok != bddtrue && r->ok != bddfalse, "%s: ok a chain", name);
@@ -645,7 +647,7 @@ Test(sa_te_within, dual_within_same_as_exact)
         sa_result *x = analyse_file(name, cases[k].n, &m1);
         sa__cd_exact = false;
         sa_result *w = analyse_file(name, cases[k].n, &m2);
-        sa__cd_exact = true; /* the default */
+        sa__cd_exact = false; /* the default */
         cr_assert(!x->cd_within, "%s", name);
         if (cases[k].within)
             cr_assert(w->cd_within, "%s: the within path not taken", name);
@@ -680,4 +682,195 @@ Test(sa_te_within, dual_within_same_as_exact)
         mel_model_free(m2);
         mel_model_free(m1);
     }
+}
+
+/* ---- A hint whose c and d are stored within ok (sa_hint.c, sa_probe.c,
+ * sa_dual.c's warm start) ------------------------------------------------- */
+
+/* text with its first `from` replaced by `to` (malloc'ed). */
+static char *replaced(const char *text, const char *from, const char *to)
+{
+    const char *at = strstr(text, from);
+    cr_assert_not_null(at, "not found: %s", from);
+    size_t n = strlen(text), nf = strlen(from), nt = strlen(to), pre = (size_t)(at - text);
+    char *out = malloc(n - nf + nt + 1);
+    cr_assert_not_null(out);
+    memcpy(out, text, pre);
+    memcpy(out + pre, to, nt);
+    memcpy(out + pre + nt, at + nf, n - pre - nf + 1);
+    return out;
+}
+
+static mel_model *parse_n(const char *text, long long n)
+{
+    mel_define def;
+    mel_options mo = tm_options_n(&def, n);
+    mel_model *m = NULL;
+    cr_assert_eq(mel_model_parse(text, strlen(text), &mo, &m, NULL), MDAE_OK, "N=%lld", n);
+    return m;
+}
+
+static sa_result *analyse_with(const mel_model *m, const sa_result *hint, int seeded, bool exact)
+{
+    sa_options o = {0};
+    o.hint = hint;
+    o.seeded = seeded;
+    sa__cd_exact = exact;
+    sa_result *r = NULL;
+    cr_assert_eq(sa_analyze(m, &o, &r, NULL), MDAE_OK);
+    sa__cd_exact = false; /* the default */
+    return r;
+}
+
+/* What the seeded analyses by a within hint did, summed over the cases. */
+typedef struct hint_ways {
+    unsigned warm, repaired, zero, tight, seeded;
+} hint_ways;
+
+/* Variant m (text at n) seeded by hx (exact) and by hw (the same model
+ * within ok), both ways of seeding: each the cold result (sa_result_same
+ * both ways, single modes, reports), the hint's form read the same where
+ * the reading is form-independent (sa__hint_offsets extended,
+ * sa__hint_matching: the same seeded counts, the same repairs). */
+static void check_variant(const mel_model *m, const sa_result *hx, const sa_result *hw,
+                          const char *what, hint_ways *ways)
+{
+    sa_result *cold = analyse_with(m, NULL, SA_SEEDED_AUTO, false);
+    sa_report *rc[4];
+    reports_of(cold, rc, what);
+    for (int seeded = SA_SEEDED_AUTO; seeded <= SA_SEEDED_ALWAYS; seeded += SA_SEEDED_ALWAYS) {
+        sa_result *sx = analyse_with(m, hx, seeded, false);
+        sa_result *sw = analyse_with(m, hw, seeded, false);
+        const char *why = NULL;
+        cr_assert(sa_result_same(cold, sw, &why), "%s: %s", what, why != NULL ? why : "");
+        cr_assert(sa_result_same(sw, cold, &why), "%s: %s", what, why != NULL ? why : "");
+        cr_assert(sa_result_same(sx, sw, &why), "%s: %s", what, why != NULL ? why : "");
+        cr_assert_eq(cold->small, sw->small, "%s", what);
+        same_mode_views(cold, sw, what);
+        sa_report *rw[4];
+        reports_of(sw, rw, what);
+        same_reports(rc, rw, what);
+        for (int q = 0; q < 4; q++)
+            sa_report_free(rw[q]);
+        sa_method_info mx, mw;
+        sa_result_method(sx, &mx);
+        sa_result_method(sw, &mw);
+        if (seeded == SA_SEEDED_AUTO) { /* the cost-0 matchings: form-independent readings */
+            cr_assert_eq(mx.seeded_zero, mw.seeded_zero, "%s", what);
+            cr_assert_eq(mx.seeded_repaired, mw.seeded_repaired, "%s", what);
+            cr_assert_eq(sa_result_seeded(sx), sa_result_seeded(sw), "%s", what);
+        }
+        if (sw->cd_within && mw.offsets_from_hint > 0)
+            ways->warm++;
+        ways->repaired += mw.seeded_repaired > 0;
+        ways->zero += mw.seeded_zero > 0;
+        ways->tight += mw.seeded_tight;
+        ways->seeded += sa_result_seeded(sw) > 0;
+        sa_result_free(sw);
+        sa_result_free(sx);
+    }
+    for (int q = 0; q < 4; q++)
+        sa_report_free(rc[q]);
+    sa_result_free(cold);
+}
+
+/* The hint's readings that do not depend on its form, compared handle by
+ * handle on m encoded: sa__hint_offsets extended (hint_vectors: the
+ * primal's seeded costs) and sa__hint_matching (the repair's tc, tz) with
+ * hx (exact) and hw (within) as the hint. */
+static void same_readings(const mel_model *m, const sa_result *hx, const sa_result *hw,
+                          const char *what, unsigned *matched)
+{
+    sa_options o = {.hint = hx};
+    sa_ctx *c = calloc(1, sizeof *c);
+    cr_assert_not_null(c);
+    sa__ctx_init(c, &o, NULL);
+    c->r = mdae_calloc(1, sizeof *c->r);
+    cr_assert_not_null(c->r);
+    c->order = SA_ORDER_AUTO;
+    c->method = SA_METHOD_AUTO;
+    if (setjmp(c->jb))
+        cr_assert_fail("%s: failed: %s", what, mdae_err_name(c->rc));
+    sa__enter(c);
+    sa__encode(c, m);
+    sa_result *r = c->r;
+    int wx = 0, ux = 0, ww = 0, uw = 0;
+    const BDD *ox = sa__hint_offsets(c, true, &wx, &ux, NULL);
+    BDD *tx = sa__slots(c, 2 * r->n_edges + 1);
+    bool mx = sa__hint_matching(c, tx, tx + r->n_edges);
+    o.hint = hw;
+    const BDD *ow = sa__hint_offsets(c, true, &ww, &uw, NULL);
+    BDD *tw = sa__slots(c, 2 * r->n_edges + 1);
+    bool mw = sa__hint_matching(c, tw, tw + r->n_edges);
+    cr_assert_eq(ox != NULL, ow != NULL, "%s: offsets", what);
+    cr_assert(wx == ww && ux == uw, "%s: widths %d/%d, %d/%d", what, wx, ww, ux, uw);
+    if (ox != NULL)
+        cr_assert(memcmp(ox, ow, (size_t)r->n_eq * (size_t)wx * sizeof *ox) == 0,
+                  "%s: the extended offsets", what);
+    cr_assert_eq(mx, mw, "%s: matching", what);
+    if (mx)
+        cr_assert(memcmp(tx, tw, 2 * r->n_edges * sizeof *tx) == 0, "%s: tc, tz", what);
+    *matched += mx;
+    sa__leave(c);
+    sa_result_free(r);
+    free(c);
+}
+
+/* The compressible building's edits (tests/bench/bench_edit.c's: a
+ * derivative added in room k, its door's guard negated, N + 1, N - 1, and
+ * the model itself), each seeded by the original analysed with c and d
+ * exact and within ok: the seeded results are the cold one whichever the
+ * hint's form, and every reader of a within hint is taken (the warm start
+ * of the dual's fixpoint, the cost-0 matchings, the repair, the tight
+ * graphs). */
+Test(sa_te_within, hint_within_same_as_exact)
+{
+    size_t text_len = 0;
+    char *text = tm_read("building_compressible.mel", &text_len);
+    hint_ways ways = {0};
+    unsigned matched = 0; /* same_readings' hint matchings */
+    static const long long ns[] = {5, 20};
+    for (size_t q = 0; q < sizeof ns / sizeof ns[0]; q++) {
+        long long n = ns[q];
+        int k = n > 10 ? 10 : 2;
+        char eq_to[256], guard[128];
+        snprintf(eq_to, sizeof eq_to,
+                 "rimf[i] : equation mu_in[i] = flow_vent(Pin - Pr[i]) + "
+                 "(if i == %d then der(Tr[i]) else 0);", k);
+        snprintf(guard, sizeof guard, "if open[i] & i <> %d | !open[i] & i == %d then", k, k);
+        char *texts[3] = {
+            replaced(text, "rimf[i] : equation mu_in[i] = flow_vent(Pin - Pr[i]);", eq_to),
+            replaced(text, "if open[i] then", guard), NULL};
+        mel_model *hm = parse_n(text, n);
+        sa_result *hx = analyse_with(hm, NULL, SA_SEEDED_AUTO, true);
+        sa_result *hw = analyse_with(hm, NULL, SA_SEEDED_AUTO, false);
+        cr_assert(!hx->cd_within && hw->cd_within, "N=%lld: the hint's forms", n);
+        const char *why = NULL;
+        cr_assert(sa_result_same(hx, hw, &why), "N=%lld: %s", n, why != NULL ? why : "");
+        struct {
+            const char *text;
+            long long n;
+        } vs[] = {{texts[0], n}, {texts[1], n}, {text, n + 1}, {text, n - 1}, {text, n}};
+        for (size_t v = 0; v < sizeof vs / sizeof vs[0]; v++) {
+            char what[96];
+            snprintf(what, sizeof what, "building N=%lld, variant %zu", n, v);
+            mel_model *m = parse_n(vs[v].text, vs[v].n);
+            check_variant(m, hx, hw, what, &ways);
+            same_readings(m, hx, hw, what, &matched);
+            mel_model_free(m);
+        }
+        sa_result_free(hw);
+        sa_result_free(hx);
+        mel_model_free(hm);
+        free(texts[0]);
+        free(texts[1]);
+    }
+    free(text);
+    fprintf(stderr, "hint_within: warm %u repaired %u zero %u tight %u seeded %u\n", ways.warm,
+            ways.repaired, ways.zero, ways.tight, ways.seeded);
+    cr_assert_gt(ways.warm, 0, "the dual never started from a within hint");
+    cr_assert_gt(ways.repaired, 0, "no repair of a within hint's matching");
+    cr_assert_gt(ways.zero, 0, "no cost-0 matchings from a within hint");
+    cr_assert_gt(ways.tight, 0, "no tight graphs from a within hint's offsets");
+    cr_assert_gt(matched, 0, "sa__hint_matching never compared");
 }
