@@ -431,26 +431,55 @@ static bool tight_round(sa_ctx *c, const int *off, BDD *rest, BDD *ok, BDD *te)
 }
 
 
-/* Nonsingular sampled modes and their canonical offsets (learned_rounds). */
+/* Nonsingular sampled modes and their canonical offsets (learned_rounds):
+ * at most max of them. Only rows [0, n) are ever read. The rows grow by
+ * doubling from SAMPLES_FIRST: the brake keeps 10-14 samples of the 256
+ * allowed, and the whole 256 rows, zeroed, were 123 MB of the 600 MB the
+ * brake's analysis peaked at, N = 10,000 (issue 40). */
 typedef struct samples {
-    uint32_t n, cap;
+    uint32_t n, cap, max;
     bool *modes; /* cap * n_modes */
     int *c;      /* cap * n_eq, >= 0 */
+    sa_ctx *ctx; /* whose temporary memory the rows are */
+    const sa_result *r; /* the block sampled (its n_eq and n_modes) */
 } samples;
 
-static void samples_init(sa_ctx *c, samples *sm, uint32_t cap)
+#define SAMPLES_FIRST 16
+
+/* Rows for cap samples (cap >= sm->n), the first sm->n copied over; not
+ * zeroed (no row beyond sm->n is read). The old rows stay in the
+ * context's temporary memory until it is released. */
+static void samples_rows(samples *sm, uint32_t cap)
 {
-    const sa_result *r = c->r;
-    sm->n = 0;
+    const sa_result *r = sm->r;
+    bool *modes = sa__alloc_raw(sm->ctx, (size_t)cap * r->n_modes + 1);
+    int *cs = sa__alloc_raw(sm->ctx, ((size_t)cap * r->n_eq + 1) * sizeof *cs);
+    MDAE_ASSERT(cap >= sm->n);
+    if (sm->n > 0) {
+        memcpy(modes, sm->modes, (size_t)sm->n * r->n_modes);
+        memcpy(cs, sm->c, (size_t)sm->n * r->n_eq * sizeof *cs);
+    }
+    sm->modes = modes;
+    sm->c = cs;
     sm->cap = cap;
-    sm->modes = sa__alloc(c, (size_t)cap * r->n_modes + 1);
-    sm->c = sa__alloc(c, ((size_t)cap * r->n_eq + 1) * sizeof *sm->c);
+}
+
+static void samples_init(sa_ctx *c, samples *sm, uint32_t max)
+{
+    sm->n = 0;
+    sm->max = max;
+    sm->ctx = c;
+    sm->r = c->r;
+    samples_rows(sm, max < SAMPLES_FIRST ? max : SAMPLES_FIRST);
 }
 
 static void samples_add(const sa_result *r, samples *sm, const bool *mode, const sm_mode *v)
 {
-    if (sm == NULL || sm->n == sm->cap || v->singular)
+    if (sm == NULL || sm->n == sm->max || v->singular)
         return;
+    MDAE_ASSERT(r->n_eq == sm->r->n_eq && r->n_modes == sm->r->n_modes);
+    if (sm->n == sm->cap)
+        samples_rows(sm, sm->max / 2 >= sm->cap ? 2 * sm->cap : sm->max);
     memcpy(&sm->modes[(size_t)sm->n * r->n_modes], mode, r->n_modes);
     for (uint32_t i = 0; i < r->n_eq; i++)
         sm->c[(size_t)sm->n * r->n_eq + i] = v->c[i] > 0 ? v->c[i] : 0;
@@ -1106,7 +1135,7 @@ static void fill_entries(sa_ctx *c, tight_state *t, samples *sm, uint64_t *seed,
     uint64_t *tried = sa__alloc(c, ((size_t)r->n_eq + 1) * sizeof *tried);
     int8_t *force = sa__alloc(c, (size_t)r->n_modes + 1);
     mark_seen(r, sm, 0, loc, n_loc, seen);
-    for (int q = 0; q < LEARN_TARGETED && sm->n < sm->cap; q++) {
+    for (int q = 0; q < LEARN_TARGETED && sm->n < sm->max; q++) {
         memset(force, -1, r->n_modes);
         bool any = false;
         for (uint32_t i = 0; i < r->n_eq; i++) {
