@@ -432,45 +432,46 @@ static bool tight_round(sa_ctx *c, const int *off, BDD *rest, BDD *ok, BDD *te)
 
 
 /* Nonsingular sampled modes and their canonical offsets (learned_rounds):
- * at most max of them. Only rows [0, n) are ever read. The rows grow by
- * doubling from SAMPLES_FIRST: the brake keeps 10-14 samples of the 256
- * allowed, and the whole 256 rows, zeroed, were 123 MB of the 600 MB the
- * brake's analysis peaked at, N = 10,000 (issue 40). */
+ * at most max of them, in groups of SAMPLES_GROUP allocated as they fill
+ * (the brake keeps 10-14 samples of the 256 allowed: the 256 rows, zeroed,
+ * were 123 MB of the 600 MB its analysis peaked at, N = 10,000). Within a
+ * group the samples of one equation (one mode variable) are side by side:
+ * learned_offsets reads equation by equation, and with one row per sample
+ * each equation's offsets were a cache miss per sample (the BDD work
+ * between two equations evicts them): half of learned_offsets' time at
+ * N = 10,000 (issue 40). Only samples [0, n) are ever read; the rest of a
+ * group is not initialised. */
+#define SAMPLES_GROUP 16
+#define SAMPLES_MAX_GROUPS 16
 typedef struct samples {
-    uint32_t n, cap, max;
-    bool *modes; /* cap * n_modes */
-    int *c;      /* cap * n_eq, >= 0 */
-    sa_ctx *ctx; /* whose temporary memory the rows are */
-    const sa_result *r; /* the block sampled (its n_eq and n_modes) */
+    uint32_t n, max;
+    uint32_t n_groups;
+    bool *modes[SAMPLES_MAX_GROUPS]; /* n_modes * SAMPLES_GROUP each */
+    int *c[SAMPLES_MAX_GROUPS];      /* n_eq * SAMPLES_GROUP each, >= 0 */
+    sa_ctx *ctx;                     /* whose temporary memory they are */
+    const sa_result *r;              /* the block sampled (n_eq, n_modes) */
 } samples;
 
-#define SAMPLES_FIRST 16
-
-/* Rows for cap samples (cap >= sm->n), the first sm->n copied over; not
- * zeroed (no row beyond sm->n is read). The old rows stay in the
- * context's temporary memory until it is released. */
-static void samples_rows(samples *sm, uint32_t cap)
+/* Sample s's canonical offset of equation i (s < sm->n). */
+static inline int sample_c(const samples *sm, uint32_t s, uint32_t i)
 {
-    const sa_result *r = sm->r;
-    bool *modes = sa__alloc_raw(sm->ctx, (size_t)cap * r->n_modes + 1);
-    int *cs = sa__alloc_raw(sm->ctx, ((size_t)cap * r->n_eq + 1) * sizeof *cs);
-    MDAE_ASSERT(cap >= sm->n);
-    if (sm->n > 0) {
-        memcpy(modes, sm->modes, (size_t)sm->n * r->n_modes);
-        memcpy(cs, sm->c, (size_t)sm->n * r->n_eq * sizeof *cs);
-    }
-    sm->modes = modes;
-    sm->c = cs;
-    sm->cap = cap;
+    return sm->c[s / SAMPLES_GROUP][(size_t)i * SAMPLES_GROUP + s % SAMPLES_GROUP];
+}
+
+/* Sample s's value of mode variable k (s < sm->n). */
+static inline bool sample_var(const samples *sm, uint32_t s, uint32_t k)
+{
+    return sm->modes[s / SAMPLES_GROUP][(size_t)k * SAMPLES_GROUP + s % SAMPLES_GROUP];
 }
 
 static void samples_init(sa_ctx *c, samples *sm, uint32_t max)
 {
+    MDAE_ASSERT(max <= SAMPLES_GROUP * SAMPLES_MAX_GROUPS);
     sm->n = 0;
     sm->max = max;
+    sm->n_groups = 0;
     sm->ctx = c;
     sm->r = c->r;
-    samples_rows(sm, max < SAMPLES_FIRST ? max : SAMPLES_FIRST);
 }
 
 static void samples_add(const sa_result *r, samples *sm, const bool *mode, const sm_mode *v)
@@ -478,11 +479,19 @@ static void samples_add(const sa_result *r, samples *sm, const bool *mode, const
     if (sm == NULL || sm->n == sm->max || v->singular)
         return;
     MDAE_ASSERT(r->n_eq == sm->r->n_eq && r->n_modes == sm->r->n_modes);
-    if (sm->n == sm->cap)
-        samples_rows(sm, sm->max / 2 >= sm->cap ? 2 * sm->cap : sm->max);
-    memcpy(&sm->modes[(size_t)sm->n * r->n_modes], mode, r->n_modes);
+    uint32_t g = sm->n / SAMPLES_GROUP, at = sm->n % SAMPLES_GROUP;
+    if (g == sm->n_groups) { /* not zeroed: see above */
+        MDAE_ASSERT(at == 0 && g < SAMPLES_MAX_GROUPS);
+        sm->modes[g] = sa__alloc_raw(sm->ctx, (size_t)r->n_modes * SAMPLES_GROUP + 1);
+        sm->c[g] = sa__alloc_raw(sm->ctx, ((size_t)r->n_eq * SAMPLES_GROUP + 1) * sizeof **sm->c);
+        sm->n_groups++;
+    }
+    bool *modes = sm->modes[g] + at;
+    for (uint32_t k = 0; k < r->n_modes; k++)
+        modes[(size_t)k * SAMPLES_GROUP] = mode[k];
+    int *cs = sm->c[g] + at;
     for (uint32_t i = 0; i < r->n_eq; i++)
-        sm->c[(size_t)sm->n * r->n_eq + i] = v->c[i] > 0 ? v->c[i] : 0;
+        cs[(size_t)i * SAMPLES_GROUP] = v->c[i] > 0 ? v->c[i] : 0;
     sm->n++;
 }
 
@@ -739,6 +748,7 @@ static bool singular_round(sa_ctx *c, tight_state *t, sm_frame *frame, const pro
  * the modes left. */
 
 #define LEARN_SAMPLES 256 /* samples kept in all */
+_Static_assert(LEARN_SAMPLES <= SAMPLES_GROUP * SAMPLES_MAX_GROUPS, "samples' groups");
 #define LEARN_LOCAL 6    /* |L_i| beyond which the rounds stop */
 #define LEARN_ROUNDS 4
 #define LEARN_MORE 4     /* samples added per further round */
@@ -906,10 +916,9 @@ static void locals(sa_ctx *c, cands *cd)
 static uint32_t sample_key(const sa_result *r, const samples *sm, uint32_t s, const uint32_t *li,
                            uint32_t n)
 {
-    const bool *mode = &sm->modes[(size_t)s * r->n_modes];
     uint32_t key = 0;
     for (uint32_t a = 0; a < n; a++)
-        key |= (uint32_t)mode[li[a]] << a;
+        key |= (uint32_t)sample_var(sm, s, li[a]) << a;
     return key;
 }
 
@@ -923,7 +932,7 @@ static bool consistent(const sa_result *r, const samples *sm, uint32_t i, const 
         table[k] = -1;
     for (uint32_t s = 0; s < sm->n; s++) {
         uint32_t key = sample_key(r, sm, s, li, n);
-        int v = sm->c[(size_t)s * r->n_eq + i];
+        int v = sample_c(sm, s, i);
         if (table[key] >= 0 && table[key] != v)
             return false;
         table[key] = v;
@@ -957,13 +966,11 @@ static bool key_of(const sa_result *r, const samples *sm, const cands *cd, uint3
         for (uint32_t s = 0; s < sm->n; s++)
             for (uint32_t t = s + 1; t < sm->n; t++) {
                 if (keyv[s] != keyv[t] ||
-                    sm->c[(size_t)s * r->n_eq + i] == sm->c[(size_t)t * r->n_eq + i])
+                    sample_c(sm, s, i) == sample_c(sm, t, i))
                     continue;
                 left++;
-                const bool *ms = &sm->modes[(size_t)s * r->n_modes];
-                const bool *mt = &sm->modes[(size_t)t * r->n_modes];
                 for (uint32_t q = 0; q < cd->n_cand[i]; q++)
-                    split[q] += ms[ci[q]] != mt[ci[q]];
+                    split[q] += sample_var(sm, s, ci[q]) != sample_var(sm, t, ci[q]);
             }
         if (left == 0) {
             *grown = true;
@@ -977,7 +984,7 @@ static bool key_of(const sa_result *r, const samples *sm, const cands *cd, uint3
         if (best == UINT32_MAX)
             return false;
         for (uint32_t s = 0; s < sm->n; s++)
-            keyv[s] |= (uint32_t)sm->modes[(size_t)s * r->n_modes + ci[best]] << *n;
+            keyv[s] |= (uint32_t)sample_var(sm, s, ci[best]) << *n;
         li[(*n)++] = ci[best];
     }
 }
@@ -992,8 +999,13 @@ static bool learned_offsets(sa_ctx *c, const samples *sm, const cands *cd, uint3
     const sa_result *r = c->r;
     enum { KEYS = 1 << LEARN_LOCAL };
     int top = 0;
-    for (size_t q = 0; q < (size_t)sm->n * r->n_eq; q++)
-        top = sm->c[q] > top ? sm->c[q] : top;
+    for (uint32_t g = 0; g < sm->n_groups; g++) { /* group by group, in memory order */
+        uint32_t from = g * SAMPLES_GROUP;
+        uint32_t in = sm->n - from < SAMPLES_GROUP ? sm->n - from : SAMPLES_GROUP;
+        for (size_t i = 0; i < r->n_eq; i++)
+            for (uint32_t s = 0; s < in; s++)
+                top = sm->c[g][i * SAMPLES_GROUP + s] > top ? sm->c[g][i * SAMPLES_GROUP + s] : top;
+    }
     *wv = sa__vbits((unsigned long long)top);
     *cv = sa__slots(c, (size_t)r->n_eq * (size_t)*wv + 1);
     *grown = false;
@@ -1009,7 +1021,7 @@ static bool learned_offsets(sa_ctx *c, const samples *sm, const cands *cd, uint3
         int best = 0, best_votes = 0;
         for (uint32_t s = 0; s < sm->n; s++) {
             uint32_t key = sample_key(r, sm, s, li, n_loc[i]);
-            int v = sm->c[(size_t)s * r->n_eq + i];
+            int v = sample_c(sm, s, i);
             table[key] = v;
             if (++votes[key] > best_votes)
                 best = v, best_votes = votes[key];
