@@ -96,19 +96,128 @@
  * cost a third of a cold analysis and cover only part of the modes. */
 #define SEEDED_BLOCK_ROWS 64
 
+/* The literal roots of one array of mode functions (chi_i, chi_j, chi_e
+ * or sigma's bits), read once for the probes of a block: position pos
+ * held the node root, whose variable is mode variable k (-1: none, read as
+ * false, as sa__eval does) and whose children are the constants lo and
+ * hi. In increasing pos. A probe evaluates ~50,000 such roots of 910,000
+ * functions at N = 10,000 (the rest are constants), each a read of a node
+ * scattered in a table of 40 MB and more: a cache miss each, per probe
+ * (issue 40: bdd_var 20 times its time at N = 1,000). */
+typedef struct lit_entry {
+    uint32_t pos;
+    BDD root;
+    int32_t k;
+    bool lo, hi;
+} lit_entry;
+
+typedef struct lit_list {
+    lit_entry *e;
+    size_t n, cap;
+} lit_list;
+
+enum { LIT_I, LIT_J, LIT_E, LIT_SIGMA, LIT_ARRAYS };
+
 /* A sampled mode: what is active in it and the edges' orders (-1:
  * inactive), as the single-mode path takes them (made by the first
  * solve_probe), and the seeded rounds' repair from the hint (sa_probe.c;
- * NULL: none). */
+ * NULL: none). lits: the literal roots of lit_r's arrays (lit_of) as read
+ * in node epoch lit_epoch (sa__node_epoch), for later probes. */
 typedef struct probe {
     bool *mode, *eq_active, *var_active;
     int *sigma;
     sa__warm *warm;
+    lit_list lits[LIT_ARRAYS];
+    const BDD *lit_of[LIT_ARRAYS];
+    const sa_result *lit_r;
+    unsigned long lit_epoch;
 } probe;
 
 static void probe_init(sa_ctx *c, probe *p)
 {
-    *p = (probe){sa__alloc(c, (size_t)c->r->n_modes + 1), NULL, NULL, NULL, NULL};
+    *p = (probe){.mode = sa__alloc(c, (size_t)c->r->n_modes + 1)};
+}
+
+static void lit_push(sa_ctx *c, lit_list *l, lit_entry x)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 1024;
+        lit_entry *e = sa__alloc_raw(c, cap * sizeof *e);
+        if (l->n)
+            memcpy(e, l->e, l->n * sizeof *e);
+        l->e = e;
+        l->cap = cap;
+    }
+    l->e[l->n++] = x;
+}
+
+/* The literal roots of f[0 .. n) into l (emptied first). */
+static void lits_read(sa_ctx *c, const BDD *f, size_t n, lit_list *l)
+{
+    const sa_result *r = c->r;
+    l->n = 0;
+    MDAE_ASSERT(n <= UINT32_MAX);
+    for (size_t q = 0; q < n; q++) {
+        if (f[q] < 2)
+            continue;
+        BDD lo = bdd_low(f[q]), hi = bdd_high(f[q]);
+        if (lo >= 2 || hi >= 2)
+            continue; /* not a literal: sa__eval reads it */
+        int v = bdd_var(f[q]);
+        int k = (v >= 0 && v < r->n_bddvars) ? r->var_mode[v] : -1;
+        lit_push(c, l, (lit_entry){(uint32_t)q, f[q], k, lo == bddtrue, hi == bddtrue});
+    }
+}
+
+/* p's literal roots of c->r's arrays, read again unless they were read
+ * from the same arrays in the current node epoch. */
+static void lits_update(sa_ctx *c, probe *p)
+{
+    const sa_result *r = c->r;
+    const BDD *of[LIT_ARRAYS] = {r->chi_i, r->chi_j, r->chi_e, r->sigma};
+    size_t n[LIT_ARRAYS] = {r->n_eq, r->n_var, r->n_edges, r->n_edges * (size_t)r->w_sigma};
+    if (sa__probe_lits_off) { /* tests: every function by sa__eval */
+        for (int a = 0; a < LIT_ARRAYS; a++)
+            p->lits[a].n = 0;
+        p->lit_r = NULL;
+        return;
+    }
+    bool same = p->lit_r == r && p->lit_epoch == sa__node_epoch();
+    for (int a = 0; a < LIT_ARRAYS; a++)
+        same = same && p->lit_of[a] == of[a];
+    if (same)
+        return;
+    for (int a = 0; a < LIT_ARRAYS; a++) {
+        lits_read(c, of[a], n[a], &p->lits[a]);
+        p->lit_of[a] = of[a];
+    }
+    p->lit_r = r;
+    p->lit_epoch = sa__node_epoch(); /* lits_read makes no node */
+}
+
+bool sa__probe_lits_off;
+bool sa__probe_lits_check;
+size_t sa__probe_lits_hits;
+
+/* sa__eval(r, f, mode) where f is position pos of the array of l: from l
+ * when it holds pos with the root f (the same node: same epoch, see
+ * lits_update), else by sa__eval. *q: a cursor into l, for positions
+ * asked in increasing order. */
+static bool lit_eval(const sa_result *r, const lit_list *l, size_t *q, size_t pos, BDD f,
+                     const bool *mode)
+{
+    if (f < 2)
+        return f == bddtrue;
+    while (*q < l->n && l->e[*q].pos < pos)
+        (*q)++;
+    if (*q < l->n && l->e[*q].pos == pos && l->e[*q].root == f) {
+        const lit_entry *x = &l->e[*q];
+        bool val = x->k >= 0 && mode[x->k] ? x->hi : x->lo;
+        sa__probe_lits_hits++;
+        MDAE_ASSERT(!sa__probe_lits_check || val == sa__eval(r, f, mode));
+        return val;
+    }
+    return sa__eval(r, f, mode);
 }
 
 /* The answer of the single-mode path in the mode p->mode into *v (borrowed
@@ -125,14 +234,23 @@ static void solve_probe(sa_ctx *c, sm_frame *frame, probe *p, const sm_mode **v)
     }
     bool *mode = p->mode, *eq_active = p->eq_active, *var_active = p->var_active;
     int *sigma = p->sigma;
+    lits_update(c, p);
+    size_t qi = 0, qj = 0, qe = 0, qs = 0;
     for (uint32_t i = 0; i < r->n_eq; i++)
-        eq_active[i] = sa__eval(r, r->chi_i[i], mode);
+        eq_active[i] = lit_eval(r, &p->lits[LIT_I], &qi, i, r->chi_i[i], mode);
     for (uint32_t j = 0; j < r->n_var; j++)
-        var_active[j] = sa__eval(r, r->chi_j[j], mode);
-    for (size_t e = 0; e < r->n_edges; e++)
-        sigma[e] = !sa__eval(r, r->chi_e[e], mode)
-                       ? -1
-                       : (int)sa__veval(r, &r->sigma[e * (size_t)r->w_sigma], r->w_sigma, mode);
+        var_active[j] = lit_eval(r, &p->lits[LIT_J], &qj, j, r->chi_j[j], mode);
+    const size_t w = (size_t)r->w_sigma;
+    for (size_t e = 0; e < r->n_edges; e++) {
+        sigma[e] = -1;
+        if (!lit_eval(r, &p->lits[LIT_E], &qe, e, r->chi_e[e], mode))
+            continue;
+        unsigned val = 0; /* sa__veval of the edge's bits */
+        for (size_t b = 0; b < w; b++)
+            val |= (unsigned)lit_eval(r, &p->lits[LIT_SIGMA], &qs, e * w + b, r->sigma[e * w + b], mode)
+                 << b;
+        sigma[e] = (int)val;
+    }
     /* the probe's setup (the evaluation above; a first probe's frame and
      * samples before it) is a stretch of its own: 10 to 80 ms at
      * N = 10,000 */
@@ -1859,7 +1977,7 @@ static void seeded_rounds(sa_ctx *c, void *arg)
     BDD *rest = sa__slots(c, 1), *ok = sa__slots(c, 1);
     BDD *te = sa__slots(c, r->n_edges + 1), *tight = run->tight;
     sa__put(rest, r->chi_m);
-    probe p = {NULL, NULL, NULL, NULL, NULL}; /* sampled_shift's, made there */
+    probe p = {0}; /* sampled_shift's, made there */
     s->redo = sa__alloc(c, (size_t)r->n_var + 1);
     c->known = sa__known_new(c, tight, s->redo); /* until tight_restore */
     sa__bsol r0 = {0}; /* round 0's blocks, kept for the later rounds */
