@@ -62,6 +62,10 @@ static bool reordered; /* the level order is no longer the identity */
 /* Bumped whenever a node may stop meaning what it meant: a new manager, a
  * sifting (sa__layout_epoch). */
 static unsigned long layout_epoch;
+/* Bumped whenever a node handle may stop denoting the node it denoted: a
+ * garbage collection (the only time BuDDy frees nodes), a change of the
+ * level order, a new manager (sa__node_epoch). */
+static unsigned long node_epoch;
 
 /* b[0 .. n) are in use; b[n .. clean) are bddfalse (sa__release clears
  * what it releases); b[clean .. cap) were never handed out (malloc's). */
@@ -165,6 +169,7 @@ static void on_gbc(int pre, bddGbcStat *s)
 {
     /* Replaces BuDDy's default handler, which prints: stdout carries JSON. */
     size_t live = (size_t)(s->nodes - s->freenodes);
+    node_epoch++; /* before and after: nodes are freed in between */
     if (pre) {
         if (live > base_nodes && live - base_nodes > peak_nodes)
             peak_nodes = live - base_nodes;
@@ -285,6 +290,7 @@ int sa_begin(const sa_config *cfg)
     bdd_autoreorder(BDD_REORDER_NONE);
     reorder = cfg->dynamic_reorder;
     layout_epoch++;
+    node_epoch++;
     return MDAE_OK;
 }
 
@@ -370,6 +376,7 @@ size_t sa__node_limit(void) { return node_limit; }
 int sa__order(void) { return order_kind; }
 bool sa__sifting(void) { return reorder; }
 unsigned long sa__layout_epoch(void) { return layout_epoch; }
+unsigned long sa__node_epoch(void) { return node_epoch; }
 
 void sa__need_vars(sa_ctx *c, int n)
 {
@@ -387,6 +394,7 @@ void sa__need_vars(sa_ctx *c, int n)
         bdd_clrvarblocks();
         bdd_setvarorder(ord);
         reordered = false;
+        node_epoch++;
     }
 }
 
@@ -411,6 +419,7 @@ void sa__reorder(sa_ctx *c)
     }
     reordered = true;
     layout_epoch++;
+    node_epoch++;
     bdd_reorder(BDD_REORDER_SIFT);
 }
 

@@ -376,6 +376,10 @@ bool sa__sifting(void);
  * variables' indices in their level order that it denoted: a new manager
  * (sa_begin), a sifting. Memos of nodes across analyses check it. */
 unsigned long sa__layout_epoch(void);
+/* Changes whenever a node handle may stop denoting the same node (level,
+ * low, high): a garbage collection, a change of the level order, a new
+ * manager. While it is unchanged, a node once read reads the same. */
+unsigned long sa__node_epoch(void);
 /* With sa_config.dynamic_reorder: sift once, rows as blocks (a safe point:
  * no memo table alive). */
 void sa__reorder(sa_ctx *c);
@@ -1014,6 +1018,14 @@ void sa__edge_modes(sa_ctx *c, BDD t);
 /* Tests: sa__edge_modes always writes the exact te (the path before
  * te_within, compared with it by test_sa_te_within). Process-global. */
 extern bool sa__edge_modes_exact;
+/* Tests (sa_tight.c's probes, process-global): sa__probe_lits_off makes
+ * solve_probe evaluate every mode function by sa__eval, the path before its
+ * lists of literal roots; sa__probe_lits_check checks each function read
+ * from the lists against sa__eval (MDAE_ASSERT); sa__probe_lits_hits
+ * counts the functions read from them. */
+extern bool sa__probe_lits_off;
+extern bool sa__probe_lits_check;
+extern size_t sa__probe_lits_hits;
 /* Over the edges es[0..n) (any order): *one := exactly one of them is true
  * (at most one if !exactly), each only where act[k] holds (act may be NULL);
  * *none := none is true. one and none are caller slots. */

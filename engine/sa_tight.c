@@ -96,19 +96,128 @@
  * cost a third of a cold analysis and cover only part of the modes. */
 #define SEEDED_BLOCK_ROWS 64
 
+/* The literal roots of one array of mode functions (chi_i, chi_j, chi_e
+ * or sigma's bits), read once for the probes of a block: position pos
+ * held the node root, whose variable is mode variable k (-1: none, read as
+ * false, as sa__eval does) and whose children are the constants lo and
+ * hi. In increasing pos. A probe evaluates ~50,000 such roots of 910,000
+ * functions at N = 10,000 (the rest are constants), each a read of a node
+ * scattered in a table of 40 MB and more: a cache miss each, per probe
+ * (issue 40: bdd_var 20 times its time at N = 1,000). */
+typedef struct lit_entry {
+    uint32_t pos;
+    BDD root;
+    int32_t k;
+    bool lo, hi;
+} lit_entry;
+
+typedef struct lit_list {
+    lit_entry *e;
+    size_t n, cap;
+} lit_list;
+
+enum { LIT_I, LIT_J, LIT_E, LIT_SIGMA, LIT_ARRAYS };
+
 /* A sampled mode: what is active in it and the edges' orders (-1:
  * inactive), as the single-mode path takes them (made by the first
  * solve_probe), and the seeded rounds' repair from the hint (sa_probe.c;
- * NULL: none). */
+ * NULL: none). lits: the literal roots of lit_r's arrays (lit_of) as read
+ * in node epoch lit_epoch (sa__node_epoch), for later probes. */
 typedef struct probe {
     bool *mode, *eq_active, *var_active;
     int *sigma;
     sa__warm *warm;
+    lit_list lits[LIT_ARRAYS];
+    const BDD *lit_of[LIT_ARRAYS];
+    const sa_result *lit_r;
+    unsigned long lit_epoch;
 } probe;
 
 static void probe_init(sa_ctx *c, probe *p)
 {
-    *p = (probe){sa__alloc(c, (size_t)c->r->n_modes + 1), NULL, NULL, NULL, NULL};
+    *p = (probe){.mode = sa__alloc(c, (size_t)c->r->n_modes + 1)};
+}
+
+static void lit_push(sa_ctx *c, lit_list *l, lit_entry x)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 1024;
+        lit_entry *e = sa__alloc_raw(c, cap * sizeof *e);
+        if (l->n)
+            memcpy(e, l->e, l->n * sizeof *e);
+        l->e = e;
+        l->cap = cap;
+    }
+    l->e[l->n++] = x;
+}
+
+/* The literal roots of f[0 .. n) into l (emptied first). */
+static void lits_read(sa_ctx *c, const BDD *f, size_t n, lit_list *l)
+{
+    const sa_result *r = c->r;
+    l->n = 0;
+    MDAE_ASSERT(n <= UINT32_MAX);
+    for (size_t q = 0; q < n; q++) {
+        if (f[q] < 2)
+            continue;
+        BDD lo = bdd_low(f[q]), hi = bdd_high(f[q]);
+        if (lo >= 2 || hi >= 2)
+            continue; /* not a literal: sa__eval reads it */
+        int v = bdd_var(f[q]);
+        int k = (v >= 0 && v < r->n_bddvars) ? r->var_mode[v] : -1;
+        lit_push(c, l, (lit_entry){(uint32_t)q, f[q], k, lo == bddtrue, hi == bddtrue});
+    }
+}
+
+/* p's literal roots of c->r's arrays, read again unless they were read
+ * from the same arrays in the current node epoch. */
+static void lits_update(sa_ctx *c, probe *p)
+{
+    const sa_result *r = c->r;
+    const BDD *of[LIT_ARRAYS] = {r->chi_i, r->chi_j, r->chi_e, r->sigma};
+    size_t n[LIT_ARRAYS] = {r->n_eq, r->n_var, r->n_edges, r->n_edges * (size_t)r->w_sigma};
+    if (sa__probe_lits_off) { /* tests: every function by sa__eval */
+        for (int a = 0; a < LIT_ARRAYS; a++)
+            p->lits[a].n = 0;
+        p->lit_r = NULL;
+        return;
+    }
+    bool same = p->lit_r == r && p->lit_epoch == sa__node_epoch();
+    for (int a = 0; a < LIT_ARRAYS; a++)
+        same = same && p->lit_of[a] == of[a];
+    if (same)
+        return;
+    for (int a = 0; a < LIT_ARRAYS; a++) {
+        lits_read(c, of[a], n[a], &p->lits[a]);
+        p->lit_of[a] = of[a];
+    }
+    p->lit_r = r;
+    p->lit_epoch = sa__node_epoch(); /* lits_read makes no node */
+}
+
+bool sa__probe_lits_off;
+bool sa__probe_lits_check;
+size_t sa__probe_lits_hits;
+
+/* sa__eval(r, f, mode) where f is position pos of the array of l: from l
+ * when it holds pos with the root f (the same node: same epoch, see
+ * lits_update), else by sa__eval. *q: a cursor into l, for positions
+ * asked in increasing order. */
+static bool lit_eval(const sa_result *r, const lit_list *l, size_t *q, size_t pos, BDD f,
+                     const bool *mode)
+{
+    if (f < 2)
+        return f == bddtrue;
+    while (*q < l->n && l->e[*q].pos < pos)
+        (*q)++;
+    if (*q < l->n && l->e[*q].pos == pos && l->e[*q].root == f) {
+        const lit_entry *x = &l->e[*q];
+        bool val = x->k >= 0 && mode[x->k] ? x->hi : x->lo;
+        sa__probe_lits_hits++;
+        MDAE_ASSERT(!sa__probe_lits_check || val == sa__eval(r, f, mode));
+        return val;
+    }
+    return sa__eval(r, f, mode);
 }
 
 /* The answer of the single-mode path in the mode p->mode into *v (borrowed
@@ -125,14 +234,23 @@ static void solve_probe(sa_ctx *c, sm_frame *frame, probe *p, const sm_mode **v)
     }
     bool *mode = p->mode, *eq_active = p->eq_active, *var_active = p->var_active;
     int *sigma = p->sigma;
+    lits_update(c, p);
+    size_t qi = 0, qj = 0, qe = 0, qs = 0;
     for (uint32_t i = 0; i < r->n_eq; i++)
-        eq_active[i] = sa__eval(r, r->chi_i[i], mode);
+        eq_active[i] = lit_eval(r, &p->lits[LIT_I], &qi, i, r->chi_i[i], mode);
     for (uint32_t j = 0; j < r->n_var; j++)
-        var_active[j] = sa__eval(r, r->chi_j[j], mode);
-    for (size_t e = 0; e < r->n_edges; e++)
-        sigma[e] = !sa__eval(r, r->chi_e[e], mode)
-                       ? -1
-                       : (int)sa__veval(r, &r->sigma[e * (size_t)r->w_sigma], r->w_sigma, mode);
+        var_active[j] = lit_eval(r, &p->lits[LIT_J], &qj, j, r->chi_j[j], mode);
+    const size_t w = (size_t)r->w_sigma;
+    for (size_t e = 0; e < r->n_edges; e++) {
+        sigma[e] = -1;
+        if (!lit_eval(r, &p->lits[LIT_E], &qe, e, r->chi_e[e], mode))
+            continue;
+        unsigned val = 0; /* sa__veval of the edge's bits */
+        for (size_t b = 0; b < w; b++)
+            val |= (unsigned)lit_eval(r, &p->lits[LIT_SIGMA], &qs, e * w + b, r->sigma[e * w + b], mode)
+                 << b;
+        sigma[e] = (int)val;
+    }
     /* the probe's setup (the evaluation above; a first probe's frame and
      * samples before it) is a stretch of its own: 10 to 80 ms at
      * N = 10,000 */
@@ -431,29 +549,67 @@ static bool tight_round(sa_ctx *c, const int *off, BDD *rest, BDD *ok, BDD *te)
 }
 
 
-/* Nonsingular sampled modes and their canonical offsets (learned_rounds). */
+/* Nonsingular sampled modes and their canonical offsets (learned_rounds):
+ * at most max of them, in groups of SAMPLES_GROUP allocated as they fill
+ * (the brake keeps 10-14 samples of the 256 allowed: the 256 rows, zeroed,
+ * were 123 MB of the 600 MB its analysis peaked at, N = 10,000). Within a
+ * group the samples of one equation (one mode variable) are side by side:
+ * learned_offsets reads equation by equation, and with one row per sample
+ * each equation's offsets were a cache miss per sample (the BDD work
+ * between two equations evicts them): half of learned_offsets' time at
+ * N = 10,000 (issue 40). Only samples [0, n) are ever read; the rest of a
+ * group is not initialised. */
+#define SAMPLES_GROUP 16
+#define SAMPLES_MAX_GROUPS 16
 typedef struct samples {
-    uint32_t n, cap;
-    bool *modes; /* cap * n_modes */
-    int *c;      /* cap * n_eq, >= 0 */
+    uint32_t n, max;
+    uint32_t n_groups;
+    bool *modes[SAMPLES_MAX_GROUPS]; /* n_modes * SAMPLES_GROUP each */
+    int *c[SAMPLES_MAX_GROUPS];      /* n_eq * SAMPLES_GROUP each, >= 0 */
+    sa_ctx *ctx;                     /* whose temporary memory they are */
+    const sa_result *r;              /* the block sampled (n_eq, n_modes) */
 } samples;
 
-static void samples_init(sa_ctx *c, samples *sm, uint32_t cap)
+/* Sample s's canonical offset of equation i (s < sm->n). */
+static inline int sample_c(const samples *sm, uint32_t s, uint32_t i)
 {
-    const sa_result *r = c->r;
+    return sm->c[s / SAMPLES_GROUP][(size_t)i * SAMPLES_GROUP + s % SAMPLES_GROUP];
+}
+
+/* Sample s's value of mode variable k (s < sm->n). */
+static inline bool sample_var(const samples *sm, uint32_t s, uint32_t k)
+{
+    return sm->modes[s / SAMPLES_GROUP][(size_t)k * SAMPLES_GROUP + s % SAMPLES_GROUP];
+}
+
+static void samples_init(sa_ctx *c, samples *sm, uint32_t max)
+{
+    MDAE_ASSERT(max <= SAMPLES_GROUP * SAMPLES_MAX_GROUPS);
     sm->n = 0;
-    sm->cap = cap;
-    sm->modes = sa__alloc(c, (size_t)cap * r->n_modes + 1);
-    sm->c = sa__alloc(c, ((size_t)cap * r->n_eq + 1) * sizeof *sm->c);
+    sm->max = max;
+    sm->n_groups = 0;
+    sm->ctx = c;
+    sm->r = c->r;
 }
 
 static void samples_add(const sa_result *r, samples *sm, const bool *mode, const sm_mode *v)
 {
-    if (sm == NULL || sm->n == sm->cap || v->singular)
+    if (sm == NULL || sm->n == sm->max || v->singular)
         return;
-    memcpy(&sm->modes[(size_t)sm->n * r->n_modes], mode, r->n_modes);
+    MDAE_ASSERT(r->n_eq == sm->r->n_eq && r->n_modes == sm->r->n_modes);
+    uint32_t g = sm->n / SAMPLES_GROUP, at = sm->n % SAMPLES_GROUP;
+    if (g == sm->n_groups) { /* not zeroed: see above */
+        MDAE_ASSERT(at == 0 && g < SAMPLES_MAX_GROUPS);
+        sm->modes[g] = sa__alloc_raw(sm->ctx, (size_t)r->n_modes * SAMPLES_GROUP + 1);
+        sm->c[g] = sa__alloc_raw(sm->ctx, ((size_t)r->n_eq * SAMPLES_GROUP + 1) * sizeof **sm->c);
+        sm->n_groups++;
+    }
+    bool *modes = sm->modes[g] + at;
+    for (uint32_t k = 0; k < r->n_modes; k++)
+        modes[(size_t)k * SAMPLES_GROUP] = mode[k];
+    int *cs = sm->c[g] + at;
     for (uint32_t i = 0; i < r->n_eq; i++)
-        sm->c[(size_t)sm->n * r->n_eq + i] = v->c[i] > 0 ? v->c[i] : 0;
+        cs[(size_t)i * SAMPLES_GROUP] = v->c[i] > 0 ? v->c[i] : 0;
     sm->n++;
 }
 
@@ -710,6 +866,7 @@ static bool singular_round(sa_ctx *c, tight_state *t, sm_frame *frame, const pro
  * the modes left. */
 
 #define LEARN_SAMPLES 256 /* samples kept in all */
+_Static_assert(LEARN_SAMPLES <= SAMPLES_GROUP * SAMPLES_MAX_GROUPS, "samples' groups");
 #define LEARN_LOCAL 6    /* |L_i| beyond which the rounds stop */
 #define LEARN_ROUNDS 4
 #define LEARN_MORE 4     /* samples added per further round */
@@ -877,10 +1034,9 @@ static void locals(sa_ctx *c, cands *cd)
 static uint32_t sample_key(const sa_result *r, const samples *sm, uint32_t s, const uint32_t *li,
                            uint32_t n)
 {
-    const bool *mode = &sm->modes[(size_t)s * r->n_modes];
     uint32_t key = 0;
     for (uint32_t a = 0; a < n; a++)
-        key |= (uint32_t)mode[li[a]] << a;
+        key |= (uint32_t)sample_var(sm, s, li[a]) << a;
     return key;
 }
 
@@ -894,7 +1050,7 @@ static bool consistent(const sa_result *r, const samples *sm, uint32_t i, const 
         table[k] = -1;
     for (uint32_t s = 0; s < sm->n; s++) {
         uint32_t key = sample_key(r, sm, s, li, n);
-        int v = sm->c[(size_t)s * r->n_eq + i];
+        int v = sample_c(sm, s, i);
         if (table[key] >= 0 && table[key] != v)
             return false;
         table[key] = v;
@@ -928,13 +1084,11 @@ static bool key_of(const sa_result *r, const samples *sm, const cands *cd, uint3
         for (uint32_t s = 0; s < sm->n; s++)
             for (uint32_t t = s + 1; t < sm->n; t++) {
                 if (keyv[s] != keyv[t] ||
-                    sm->c[(size_t)s * r->n_eq + i] == sm->c[(size_t)t * r->n_eq + i])
+                    sample_c(sm, s, i) == sample_c(sm, t, i))
                     continue;
                 left++;
-                const bool *ms = &sm->modes[(size_t)s * r->n_modes];
-                const bool *mt = &sm->modes[(size_t)t * r->n_modes];
                 for (uint32_t q = 0; q < cd->n_cand[i]; q++)
-                    split[q] += ms[ci[q]] != mt[ci[q]];
+                    split[q] += sample_var(sm, s, ci[q]) != sample_var(sm, t, ci[q]);
             }
         if (left == 0) {
             *grown = true;
@@ -948,7 +1102,7 @@ static bool key_of(const sa_result *r, const samples *sm, const cands *cd, uint3
         if (best == UINT32_MAX)
             return false;
         for (uint32_t s = 0; s < sm->n; s++)
-            keyv[s] |= (uint32_t)sm->modes[(size_t)s * r->n_modes + ci[best]] << *n;
+            keyv[s] |= (uint32_t)sample_var(sm, s, ci[best]) << *n;
         li[(*n)++] = ci[best];
     }
 }
@@ -963,8 +1117,13 @@ static bool learned_offsets(sa_ctx *c, const samples *sm, const cands *cd, uint3
     const sa_result *r = c->r;
     enum { KEYS = 1 << LEARN_LOCAL };
     int top = 0;
-    for (size_t q = 0; q < (size_t)sm->n * r->n_eq; q++)
-        top = sm->c[q] > top ? sm->c[q] : top;
+    for (uint32_t g = 0; g < sm->n_groups; g++) { /* group by group, in memory order */
+        uint32_t from = g * SAMPLES_GROUP;
+        uint32_t in = sm->n - from < SAMPLES_GROUP ? sm->n - from : SAMPLES_GROUP;
+        for (size_t i = 0; i < r->n_eq; i++)
+            for (uint32_t s = 0; s < in; s++)
+                top = sm->c[g][i * SAMPLES_GROUP + s] > top ? sm->c[g][i * SAMPLES_GROUP + s] : top;
+    }
     *wv = sa__vbits((unsigned long long)top);
     *cv = sa__slots(c, (size_t)r->n_eq * (size_t)*wv + 1);
     *grown = false;
@@ -980,7 +1139,7 @@ static bool learned_offsets(sa_ctx *c, const samples *sm, const cands *cd, uint3
         int best = 0, best_votes = 0;
         for (uint32_t s = 0; s < sm->n; s++) {
             uint32_t key = sample_key(r, sm, s, li, n_loc[i]);
-            int v = sm->c[(size_t)s * r->n_eq + i];
+            int v = sample_c(sm, s, i);
             table[key] = v;
             if (++votes[key] > best_votes)
                 best = v, best_votes = votes[key];
@@ -1106,7 +1265,7 @@ static void fill_entries(sa_ctx *c, tight_state *t, samples *sm, uint64_t *seed,
     uint64_t *tried = sa__alloc(c, ((size_t)r->n_eq + 1) * sizeof *tried);
     int8_t *force = sa__alloc(c, (size_t)r->n_modes + 1);
     mark_seen(r, sm, 0, loc, n_loc, seen);
-    for (int q = 0; q < LEARN_TARGETED && sm->n < sm->cap; q++) {
+    for (int q = 0; q < LEARN_TARGETED && sm->n < sm->max; q++) {
         memset(force, -1, r->n_modes);
         bool any = false;
         for (uint32_t i = 0; i < r->n_eq; i++) {
@@ -1818,7 +1977,7 @@ static void seeded_rounds(sa_ctx *c, void *arg)
     BDD *rest = sa__slots(c, 1), *ok = sa__slots(c, 1);
     BDD *te = sa__slots(c, r->n_edges + 1), *tight = run->tight;
     sa__put(rest, r->chi_m);
-    probe p = {NULL, NULL, NULL, NULL, NULL}; /* sampled_shift's, made there */
+    probe p = {0}; /* sampled_shift's, made there */
     s->redo = sa__alloc(c, (size_t)r->n_var + 1);
     c->known = sa__known_new(c, tight, s->redo); /* until tight_restore */
     sa__bsol r0 = {0}; /* round 0's blocks, kept for the later rounds */
