@@ -45,6 +45,10 @@ typedef struct known {
     /* r->cd_within, read once per fixpoint (it does not change inside):
      * c's rows in that form (sa__off_value), else exact (sa__vvalue) */
     bool within;
+    /* when the fixpoint keeps d within ok (off_chain.within): each column's
+     * value as the exact step would have stored it (column_value_of,
+     * below); NULL: read r->d */
+    const long long *dval;
 } known;
 
 static long long kn_c(const known *kn, uint32_t i)
@@ -55,7 +59,10 @@ static long long kn_c(const known *kn, uint32_t i)
 
 static long long kn_d(const known *kn, uint32_t j)
 {
-    /* d in the fixpoint: unmasked (mask_columns comes after), read as it is */
+    /* d in the fixpoint: unmasked (finish_offsets masks it after), read as
+     * it is, or its value so kept when d is kept within ok */
+    if (kn->dval != NULL)
+        return kn->dval[j];
     return sa__vvalue(&kn->r->d[(size_t)j * kn->w], kn->wk);
 }
 
@@ -224,27 +231,49 @@ static bool column_by_levels(sa_ctx *c, const sa_result *r, const columns *mt,
  * step(T', d') & ok, bit by bit: the same BDD. */
 /* ---- c and d within ok (issue 40) ----------------------------------------
  * On the compressible building ok is a chain through every room, and each
- * exact bit of c (c' & ok) and d (d & ok) copies the chain above its room:
- * the dual's mask_by_ok was 0.65 G instructions at N = 1,000 and the last
- * million chain nodes of BuDDy's table. From a cold start with ok not a
- * constant, the fixpoint keeps c within ok (r->cd_within: each bit
- * sa__within_simplify(c'), the canonical form, which is the very node
- * offset_in_ok made from the exact bit, so the column steps read the same
- * c' and give the same d), and mask_columns keeps d's within forms. Equal
- * forms mean equal functions under one ok, so the fixpoint's comparisons
- * (sa__vsame) decide as before, and the known values are read as the exact
- * ones would be (sa__off_value). From a warm start, in the hint's form
- * (warm_applies: a within hint only when this fixpoint would run within,
- * under the same ok, so that the kept rows are this run's within forms
- * too). The hint's readers (sa_hint.c's three entries, sa_probe.c) take
- * either form. sa__cd_exact keeps the exact forms (the path before,
- * compared with this one by test_sa_te_within); false by default. */
+ * exact bit of c (c' & ok) copies the chain above its room, and so does
+ * each bit of the unmasked d (the column step's ite(ok, step(c'), out_j)):
+ * at N = 1,000, 0.93 M of the 1.05 M nodes live at the dual's garbage
+ * collections were those copies (held by c, or by d when c alone was kept
+ * within: docs/figures.md, h-dual21), and mask_by_ok's conjunctions, the
+ * column step's last ite and the simplifications of c and d walked them
+ * (0.65 G, 0.21 G, 0.12 G instructions, N^2). From a cold start with ok
+ * not a constant, the fixpoint keeps both within ok (r->cd_within while it
+ * runs): each bit as its canonical form sa__within_simplify, made from
+ * local functions only:
+ *   - c: the row step's c' (c on ok) is stored as sa__within_simplify(c'),
+ *     the very node offset_in_ok made from the exact bit, so the column
+ *     steps read the same c';
+ *   - d: the column step's value on ok (step(c'), or the integer or level
+ *     paths' value) is stored as its within form, the very node
+ *     offset_in_ok made from the unmasked d (d'_j), so the row steps read
+ *     the same d'.
+ * Out of ok every row's value is 0 (above), and a column's value there
+ * only served kn_d (the steps read d on ok; finish_offsets clears it at the
+ * end): the fixpoint keeps kn_d's value of the unmasked d as before
+ * (known.dval, column_value_of), so every step takes the same path (the
+ * integers, the levels, the vectors) as on exact forms. A column whose d
+ * changed out of ok only no longer pushes its rows, whose step then gave
+ * the same c: the same c change at every step, so the same kn.cs
+ * (r->c_matched), iterations and fits. Equal forms mean equal functions
+ * under one ok, so the comparisons (sa__vsame) decide as before, and
+ * kn_c reads c as the exact value (sa__off_value). At the end
+ * (finish_offsets), sa__cd_exact turns both into exact forms (one
+ * conjunction with ok per bit: the result's size); else they stay within.
+ * Not from a warm start: warm_applies takes only a hint with exact c and
+ * d, and the fixpoint then runs on exact forms, as before (a within hint
+ * lacks the unmasked d that kn_d reads; its analysis runs cold, which is
+ * linear now). The hint's readers (sa_hint.c's three entries, sa_probe.c)
+ * take either form. sa__cd_exact: false by default (kept within);
+ * sa__dual_within false: the cold fixpoint on exact forms, for the tests
+ * that compare the two. */
 bool sa__cd_exact = false;
+bool sa__dual_within = true;
 
 /* Whether r's cold fixpoint keeps c and d within ok (above). */
 static bool cd_within_applies(const sa_result *r)
 {
-    return !sa__cd_exact && r->ok != bddtrue && r->ok != bddfalse;
+    return sa__dual_within && r->ok != bddtrue && r->ok != bddfalse;
 }
 
 typedef struct off_chain {
@@ -258,12 +287,14 @@ typedef struct off_chain {
     bool *dvalid;
     BDD *terel;   /* n_edges slots: T'_e, valid where tvalid[e] */
     bool *tvalid;
-    /* c stored within ok (r->cd_within, "c and d within ok" below): each
-     * row step's c' kept as sa__within_simplify(c') instead of c' & ok; okw
-     * is ok's. False: c' & ok, as before. */
+    /* c and d stored within ok (r->cd_within, "c and d within ok" above):
+     * each row step's c' kept as sa__within_simplify(c') instead of c' & ok,
+     * each column step's value on ok as its within form, dval the values
+     * kn_d reads; okw is ok's. False: c' & ok and the unmasked d. */
     bool within;
     const sa__within *okw;
-    const BDD *c; /* r->c */
+    const BDD *c;    /* r->c */
+    long long *dval;  /* n_var, when within */
 } off_chain;
 
 static void off_chain_init(sa_ctx *c, off_chain *oc, int w, int wk)
@@ -275,6 +306,7 @@ static void off_chain_init(sa_ctx *c, off_chain *oc, int w, int wk)
     oc->within = false;
     oc->okw = NULL;
     oc->c = r->c;
+    oc->dval = NULL;
     if (oc->ok == bddtrue)
         return;
     oc->crel = sa__slots(c, (size_t)r->n_eq * (size_t)wk + 1);
@@ -293,7 +325,7 @@ static void off_chain_init(sa_ctx *c, off_chain *oc, int w, int wk)
 static const BDD *offset_in_ok(const off_chain *oc, const BDD *offs, BDD *rel, bool *valid,
                                uint32_t k)
 {
-    if (oc->within && offs == oc->c) /* stored as c' already */
+    if (oc->within) /* stored as c' or d' already */
         return &offs[(size_t)k * (size_t)oc->w];
     BDD *v = &rel[(size_t)k * (size_t)oc->wk];
     if (!valid[k]) {
@@ -315,22 +347,30 @@ static BDD te_in_ok(const sa_result *r, off_chain *oc, size_t e)
     return oc->terel[e];
 }
 
-/* acc &= ok, bit by bit: a row step's value out of ok is 0 (above); when
- * oc->within, acc := its canonical form within ok instead (the same
- * function once conjoined with ok, made without ok's chain). */
-static void mask_by_ok(sa_ctx *c, const off_chain *oc, BDD *acc)
+/* acc := its canonical form within ok, bit by bit (the same function once
+ * conjoined with ok, made without ok's chain; constants are their own). */
+static void keep_within(sa_ctx *c, const sa__within *okw, BDD *acc, int wk)
 {
-    for (int b = 0; b < oc->wk; b++) {
-        if (acc[b] == bddfalse)
+    for (int b = 0; b < wk; b++) {
+        if (acc[b] == bddfalse || acc[b] == bddtrue)
             continue;
-        if (!oc->within) {
-            sa__put(&acc[b], sa__and(acc[b], oc->ok));
-            continue;
-        }
         size_t mark = sa__mark(c);
-        sa__put(&acc[b], sa__within_simplify(c, oc->okw, acc[b]));
+        sa__put(&acc[b], sa__within_simplify(c, okw, acc[b]));
         sa__release(c, mark);
     }
+}
+
+/* acc &= ok, bit by bit: a row step's value out of ok is 0 (above); when
+ * oc->within, acc := its canonical form within ok instead. */
+static void mask_by_ok(sa_ctx *c, const off_chain *oc, BDD *acc)
+{
+    if (oc->within) {
+        keep_within(c, oc->okw, acc, oc->wk);
+        return;
+    }
+    for (int b = 0; b < oc->wk; b++)
+        if (acc[b] != bddfalse)
+            sa__put(&acc[b], sa__and(acc[b], oc->ok));
 }
 
 /* The row step when every chosen edge's d_j and sigma_e are constants but
@@ -422,25 +462,15 @@ static const BDD *sigma_of(const sa_result *r, size_t e, BDD *v, int wk)
  * width that fitted the small attempt (sa__dual), and the attempt is that
  * one: on wk bits. Else the start is 0, as before. */
 
-/* Whether h's offsets can start r's fixpoint on wk of w bits (above). A
- * hint whose c and d are stored within ok (h->cd_within) starts it only
- * when r's cold fixpoint would keep them within the same ok
- * (cd_within_applies; h->ok == r->ok below): the fixpoint then runs in
- * the hint's form (sa__dual), each kept row being the within form of the
- * canonical offset, the node this run's own steps make. Why the reads of
- * the kept rows stay right: kn_c reads c in its form (sa__off_value); a
- * kept d is read as the integer it is in ok (kn_d: the rows read d only
- * there, through T'_e or d' = simplify(d, ok), and row_common_value asks
- * the value where a row is matched, in ok); the support (close_support)
- * reads h's rows through sa__off_value; the comparisons of a new step
- * with a kept row (sa__vsame) are of one form for c (the steps store
- * within forms) and, for d, equal handles mean equal functions (else a
- * row is stepped again: only more work); mask_columns' within form of a
- * kept within d is itself (canonical: a function of d & ok alone). */
+/* Whether h's offsets can start r's fixpoint on wk of w bits (above).
+ * Only a hint whose c and d are exact: the fixpoint from a warm start runs
+ * on exact forms, and a hint stored within ok (h->cd_within, "c and d
+ * within ok") lacks the values of the unmasked d that its kn_d reads; such
+ * an analysis runs the cold fixpoint, within ok and linear. */
 static bool warm_applies(const sa_result *r, const sa_result *h, int w, int wk)
 {
     return h != NULL && h != r && h->c != NULL && h->d != NULL &&
-           (!h->cd_within || cd_within_applies(r)) && h->c_matched != NULL &&
+           !h->cd_within && h->c_matched != NULL &&
            sa__te_exact(h) != NULL && h->small && h->w_off == w && wk < w && h->w_sigma == r->w_sigma &&
            h->ok == r->ok && h->n_eq == r->n_eq && h->n_var == r->n_var;
 }
@@ -693,16 +723,44 @@ static void column_step_on(sa_ctx *c, const columns *mt, const BDD *act, uint32_
     }
 }
 
+/* kn_d's value of the unmasked d = ite(ok, x, out) (sa__vvalue of it), x
+ * given by its within forms wx, made without it: ok not constant, a bit is
+ * a constant only where wx's is one, k, and then ite(ok, k, out_b) is k if
+ * out_b is, ok or !ok if out_b is !k; a non-constant out_b is decided on
+ * the exact bit (out of ok's chain: out_b is local). -1 if not constant. */
+static long long column_value_of(sa_ctx *c, const off_chain *oc, const BDD *wx, const BDD *out)
+{
+    unsigned long long v = 0;
+    for (int b = 0; b < oc->wk; b++)
+        if (wx[b] != bddtrue && wx[b] != bddfalse)
+            return -1;
+    for (int b = 0; b < oc->wk; b++) {
+        if (out[b] != wx[b]) {
+            if (out[b] == bddtrue || out[b] == bddfalse)
+                return -1;
+            size_t mark = sa__mark(c);
+            bool same = T(sa__ite(oc->ok, wx[b], out[b])) == wx[b];
+            sa__release(c, mark);
+            if (!same)
+                return -1;
+        }
+        v |= (unsigned long long)(wx[b] == bddtrue) << b;
+    }
+    return (long long)v;
+}
+
 /* The column step of column j into acc, through ok's split (above) unless
- * ok is true. */
-static void column_step(sa_ctx *c, const columns *mt, const BDD *act, uint32_t j,
-                        off_chain *oc, BDD *acc, BDD *term, const BDD *zero, BDD *sig)
+ * ok is true. When oc->within, acc is its value on ok in within forms and
+ * the result kn_d's value of the unmasked step (column_value_of); else
+ * -1. */
+static long long column_step(sa_ctx *c, const columns *mt, const BDD *act, uint32_t j,
+                             off_chain *oc, BDD *acc, BDD *term, const BDD *zero, BDD *sig)
 {
     const sa_result *r = c->r;
     int wk = oc->wk;
     if (oc->ok == bddtrue) {
         column_step_on(c, mt, act, j, oc, false, acc, term, zero, sig);
-        return;
+        return -1;
     }
     BDD *out = &oc->out[(size_t)j * (size_t)wk];
     if (!oc->ovalid[j]) { /* every c_i = 0: c_i + sigma_e is sigma_e */
@@ -715,7 +773,12 @@ static void column_step(sa_ctx *c, const columns *mt, const BDD *act, uint32_t j
         oc->ovalid[j] = true;
     }
     column_step_on(c, mt, act, j, oc, true, acc, term, zero, sig);
+    if (oc->within) {
+        keep_within(c, oc->okw, acc, wk);
+        return column_value_of(c, oc, acc, out);
+    }
     sa__vite(c, acc, oc->ok, acc, out, wk);
+    return -1;
 }
 
 /* The vector row step of row i into acc, through ok's split (above) unless
@@ -760,10 +823,11 @@ static bool fixpoint(sa_ctx *c, const columns *mt, const BDD *act, const sa__wit
                      int w, int wk, bool warm)
 {
     sa_result *r = c->r;
-    /* the fixpoint reads and writes r->c and r->d themselves: c within ok
-     * from a cold start (cd_within_applies), else exact; d unmasked until
-     * sa__dual's mask_columns. All false on a cold entry (both forms). */
-    MDAE_ASSERT(!r->cd_within || warm); /* warm: the hint's form (sa__dual) */
+    /* the fixpoint reads and writes r->c and r->d themselves: both within
+     * ok from a cold start (cd_within_applies), else c exact and d unmasked
+     * until sa__dual's finish_offsets. All false on a cold entry (both
+     * forms). */
+    MDAE_ASSERT(!r->cd_within);
     size_t mark = sa__mark(c);
     BDD *acc = sa__slots(c, (size_t)w);
     BDD *term = sa__slots(c, (size_t)w);
@@ -772,13 +836,17 @@ static bool fixpoint(sa_ctx *c, const columns *mt, const BDD *act, const sa__wit
     worklist cols, rows;
     worklist_init(c, &cols, r->n_var);
     worklist_init(c, &rows, r->n_eq);
-    known kn = {r, w, wk, r->c_matched, false}; /* within: below */
+    known kn = {r, w, wk, r->c_matched, false, NULL}; /* within: below */
     off_chain oc; /* c' and out_j of the column step, made as asked */
     off_chain_init(c, &oc, w, wk);
-    oc.within = warm ? r->cd_within : cd_within_applies(r);
+    oc.within = !warm && cd_within_applies(r);
     oc.okw = okw;
     r->cd_within = oc.within; /* kn_c reads r->c in that form */
     kn.within = oc.within;
+    if (oc.within) { /* cold: every d is 0 */
+        oc.dval = sa__alloc(c, ((size_t)r->n_var + 1) * sizeof *oc.dval);
+        kn.dval = oc.dval;
+    }
     if (warm) {
         warm_start(c, mt, act, okw, &kn, &cols, &rows);
     } else {
@@ -799,11 +867,19 @@ static bool fixpoint(sa_ctx *c, const columns *mt, const BDD *act, const sa__wit
         for (uint32_t k = 0; k < cols.n && fits; k++) {
             uint32_t j = cols.at[k];
             unsigned long long v;
-            bool known_value = column_constant(r, mt, &kn, act, wk, j, &v);
-            if (known_value)
+            long long dv; /* kn_d's value of the unmasked step, when oc.within */
+            if (column_constant(r, mt, &kn, act, wk, j, &v)) {
                 sa__vconst_put(acc, wk, v);
-            else if (!column_by_levels(c, r, mt, &kn, act, wk, j, acc))
-                column_step(c, mt, act, j, &oc, acc, term, zero, sig);
+                dv = (long long)v;
+            } else if (column_by_levels(c, r, mt, &kn, act, wk, j, acc)) {
+                dv = sa__vvalue(acc, wk);
+                if (oc.within)
+                    keep_within(c, okw, acc, wk);
+            } else {
+                dv = column_step(c, mt, act, j, &oc, acc, term, zero, sig);
+            }
+            if (oc.within)
+                oc.dval[j] = dv;
             BDD *dj = &r->d[(size_t)j * w];
             if (!sa__vsame(dj, acc, wk)) {
                 sa__vcopy(dj, acc, wk);
@@ -888,24 +964,32 @@ static BDD *copy_offsets(sa_ctx *c, const BDD *from, size_t n, int w)
     return q;
 }
 
-/* d &= ok, bit by bit: the fixpoint's columns outside ok (below) cleared;
- * when c is stored within ok (r->cd_within), d's within forms instead. */
-static void mask_columns(sa_ctx *c, const sa__within *okw, int w)
+/* f &= ok for each of the n functions of f that is not false. */
+static void and_ok(const sa_result *r, BDD *f, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        if (f[k] != bddfalse)
+            sa__put(&f[k], sa__and(f[k], r->ok));
+}
+
+/* The offsets as the result keeps them: from the fixpoint's exact forms,
+ * d &= ok (its columns outside ok, below, cleared); from its within forms
+ * (r->cd_within, "c and d within ok"), kept so, or both turned exact
+ * (& ok) if sa__cd_exact. */
+static void finish_offsets(sa_ctx *c, int w)
 {
     sa_result *r = c->r;
     if (r->ok == bddtrue)
         return;
-    for (size_t k = 0; k < (size_t)r->n_var * w; k++) {
-        if (r->d[k] == bddfalse)
-            continue;
-        if (!r->cd_within) {
-            sa__put(&r->d[k], sa__and(r->d[k], r->ok));
-            continue;
-        }
-        size_t mark = sa__mark(c);
-        sa__put(&r->d[k], sa__within_simplify(c, okw, r->d[k]));
-        sa__release(c, mark);
+    if (!r->cd_within) {
+        and_ok(r, r->d, (size_t)r->n_var * w);
+        return;
     }
+    if (!sa__cd_exact)
+        return;
+    and_ok(r, r->c, (size_t)r->n_eq * w);
+    and_ok(r, r->d, (size_t)r->n_var * w);
+    r->cd_within = false;
 }
 
 
@@ -918,7 +1002,8 @@ static void mask_columns(sa_ctx *c, const sa__within *okw, int w)
  * of ok, max of 0 + sigma or of cs + sigma (the value c_i takes where
  * matched, which column_constant reads), are bounded and settle after one
  * sweep. The test that a value fits reads d in ok only (sa__within_empty),
- * and d is masked by ok at the end: the same c and d as with chi_E & ok.
+ * and d is masked by ok at the end (or kept within ok: finish_offsets):
+ * the same c and d as with chi_E & ok.
  * On the compressible building ok is a chain through every room, so
  * chi_E & ok copied it above the edge's room for each conditional edge
  * (N = 1,000: 7,000 conjunctions, 0.9 G instructions in BuDDy's unique
@@ -941,7 +1026,7 @@ void sa__dual(sa_ctx *c)
             return;
     } else {
         r->w_off = w;
-        r->cd_within = h->cd_within; /* the hint's form: warm_applies */
+        r->cd_within = false; /* exact: warm_applies */
         r->c = copy_offsets(c, sa__c_stored(h), r->n_eq, w);
         r->d = copy_offsets(c, sa__d_stored(h), r->n_var, w);
     }
@@ -965,6 +1050,6 @@ void sa__dual(sa_ctx *c)
             sa__put(&r->d[k], bddfalse);
         fixpoint(c, &mt, act, &okw, w, w, false);
     }
-    mask_columns(c, &okw, w);
+    finish_offsets(c, w);
     sa__release(c, mark);
 }

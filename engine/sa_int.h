@@ -720,10 +720,14 @@ static inline bool sa__off_same(const sa_result *r, const BDD *a, const sa_resul
  * compares them with another result's (only when sa__cd_comparable), passes
  * them on whole (read only) or tests which bits are false. */
 static inline const BDD *sa__c_stored(const sa_result *r) { return r->c; }
-/* sa_dual.c: keep c and d exact where its cold fixpoint would keep them
- * within ok (the path before, compared with it by test_sa_te_within).
- * Process-global; false by default (tests set it to compare). */
+/* sa_dual.c: keep the result's c and d exact where its cold fixpoint keeps
+ * them within ok (turned exact at its end; the path before, compared with
+ * the within result by test_sa_te_within). Process-global; false by
+ * default (tests set it to compare). */
 extern bool sa__cd_exact;
+/* sa_dual.c: false runs its cold fixpoint on exact forms (the warm start's
+ * path), for the tests that compare it with the within one (the default). */
+extern bool sa__dual_within;
 static inline const BDD *sa__d_stored(const sa_result *r) { return r->d; }
 
 /* ---- sa_encode.c ---------------------------------------------------------- */
