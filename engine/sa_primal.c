@@ -639,13 +639,26 @@ BDD sa__choose(sa_ctx *c, BDD s)
  * mode (sat = exists E of the branch), and the edge is chosen in
  * ctx(n) & sat(high). */
 
+static int cmp_level(const void *a, const void *b)
+{
+    int la = bdd_var2level(bdd_var(*(const BDD *)a));
+    int lb = bdd_var2level(bdd_var(*(const BDD *)b));
+    return (la > lb) - (la < lb);
+}
+
 /* nodes[0 .. n) (not constants) in level order, stably: a counting sort
  * by level (qsort took 86 M instructions for t's 83,000 nodes on the
  * compressible building at N = 1,000; glibc's is a merge sort, stable too,
- * so the order is the one it gave). */
+ * so the order is the one it gave). Its counts span every level of the
+ * manager, so a t small beside them (a block's, sa_blocks.c's repair) is
+ * sorted by qsort, as before. */
 static void sort_by_level(sa_ctx *c, BDD *nodes, size_t n)
 {
     size_t levels = (size_t)bdd_varnum();
+    if (n < levels / 4) {
+        qsort(nodes, n, sizeof *nodes, cmp_level);
+        return;
+    }
     sa__amark mark = sa__alloc_mark(c);
     size_t *at = sa__alloc(c, (levels + 2) * sizeof *at);
     int *lv = sa__alloc_raw(c, (n + 1) * sizeof *lv);
