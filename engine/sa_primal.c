@@ -646,6 +646,35 @@ static int cmp_level(const void *a, const void *b)
     return (la > lb) - (la < lb);
 }
 
+/* nodes[0 .. n) (not constants) in level order, stably: a counting sort
+ * by level (qsort took 86 M instructions for t's 83,000 nodes on the
+ * compressible building at N = 1,000; glibc's is a merge sort, stable too,
+ * so the order is the one it gave). Its counts span every level of the
+ * manager, so a t small beside them (a block's, sa_blocks.c's repair) is
+ * sorted by qsort, as before. */
+static void sort_by_level(sa_ctx *c, BDD *nodes, size_t n)
+{
+    size_t levels = (size_t)bdd_varnum();
+    if (n < levels / 4) {
+        qsort(nodes, n, sizeof *nodes, cmp_level);
+        return;
+    }
+    sa__amark mark = sa__alloc_mark(c);
+    size_t *at = sa__alloc(c, (levels + 2) * sizeof *at);
+    int *lv = sa__alloc_raw(c, (n + 1) * sizeof *lv);
+    BDD *sorted = sa__alloc_raw(c, (n + 1) * sizeof *sorted);
+    for (size_t k = 0; k < n; k++) {
+        lv[k] = bdd_var2level(bdd_var(nodes[k]));
+        at[(size_t)lv[k] + 1]++;
+    }
+    for (size_t l = 0; l < levels; l++)
+        at[l + 1] += at[l];
+    for (size_t k = 0; k < n; k++)
+        sorted[at[lv[k]]++] = nodes[k];
+    memcpy(nodes, sorted, n * sizeof *nodes);
+    sa__alloc_release(c, mark);
+}
+
 typedef struct nodeset {
     int *key; /* node -> index into nodes, open addressing */
     uint32_t *idx;
@@ -690,12 +719,17 @@ static void ns_collect(nodeset *ns, BDD f)
  * made for N^2 / 2 steps (N = 1,000: 1.3 G instructions in BuDDy's unique
  * table); rel(n) stays in n's room, and the chain is walked once per
  * dominator and per edge (N = 300: 6,600 and 6,000 conjunctions where
- * there were 25,000 steps). */
+ * there were 25,000 steps). The pass itself never reads ctx(D) (a
+ * dominator sends from true), so the chain is built after it, and only
+ * when te is written exact (contexts_by_chain; edge_modes_within says why
+ * the within path needs none of it). */
 typedef struct dom_pass {
     nodeset ns;
     sa__within fr; /* t's frontier */
-    BDD *ctx;  /* per node (ns's index): rel(n), or ctx(D) for a dominator D */
+    BDD *ctx;  /* per node (ns's index): rel(n); for a dominator D, in(D)
+                * during the pass, ctx(D) once contexts_by_chain ran */
     BDD *from; /* per dominator: the one above it (its parents') */
+    bool chained; /* contexts_by_chain ran */
 } dom_pass;
 
 static size_t node_index(const dom_pass *p, BDD f) { return p->ns.idx[ns_find(&p->ns, f)]; }
@@ -713,26 +747,99 @@ static void send_down(dom_pass *p, BDD f, BDD ch, BDD to)
     sa__put(&p->ctx[k], sa__or(p->ctx[k], to));
 }
 
-/* sa__edge_modes' te within r->ok, when c->edge_modes_within asks for it
- * and it can: r->te all false (nothing to OR into), ok not constant, and
- * ok implies the context of every edge's dominator. Then te[e] & ok =
- * ctx(D) & tel[e] & ok = tel[e] & ok, whose within form
- * sa__within_simplify gives without the chain ctx(D) & tel[e] (2 N^2
- * nodes on the compressible building: docs/figures.md, h-bldg16). Sets
- * r->te_within and true; else false, nothing written. */
-bool sa__edge_modes_exact;
+/* ctx(D) = ctx(D') & in(D) for every dominator D the pass reached, D' the
+ * one above it, in level order (D' first), over in(D) in D's slot; the
+ * root's context is true. */
+static void contexts_by_chain(dom_pass *p)
+{
+    MDAE_ASSERT(!p->chained);
+    p->chained = true;
+    for (size_t k = 1; k < p->ns.n; k++) {
+        BDD f = p->ns.nodes[k];
+        if (p->ctx[k] == bddfalse || sa__within_dominator(&p->fr, f) != f)
+            continue;
+        size_t above = node_index(p, p->from[k]);
+        MDAE_ASSERT(above < k);
+        sa__put(&p->ctx[k], sa__and(p->ctx[above], p->ctx[k]));
+    }
+}
 
-static bool edge_modes_within(sa_ctx *c, const dom_pass *p, const BDD *tel, const BDD *tdom)
+/* The conditions of the within path (edge_modes_within) that do not depend
+ * on the pass: c->edge_modes_within asks for it, r->te all false (nothing
+ * to OR into), ok not constant. */
+static bool within_wanted(const sa_ctx *c)
+{
+    const sa_result *r = c->r;
+    if (c->edge_modes_within != r || r->ok < 2 || r->te_within || sa__edge_modes_exact)
+        return false;
+    for (size_t e = 0; e < r->n_edges; e++)
+        if (r->te[e] != bddfalse)
+            return false;
+    return true;
+}
+
+/* Whether ok implies ctx(tdom[e]) for every edge with tel[e] not false,
+ * with the slots holding in(D) (contexts_by_chain not run): ctx(D) is the
+ * AND of in() over the dominators from the root down to D (the chain), so
+ * ok => ctx(D) iff ok implies each of them; sa__within_implies answers
+ * each without a node, and chain_ok[k] (k a dominator's index) memoises it
+ * down the chain, in level order. A dominator the pass did not reach has
+ * ctx false, which the non-constant ok does not imply. */
+static bool ok_implies_contexts(sa_ctx *c, const dom_pass *p, const sa__within *wok,
+                                const BDD *tel, const BDD *tdom)
+{
+    const sa_result *r = c->r;
+    bool *chain_ok = sa__alloc(c, (p->ns.n + 1) * sizeof *chain_ok);
+    if (p->ns.n > 0)
+        chain_ok[0] = true; /* the root: ctx true */
+    for (size_t k = 1; k < p->ns.n; k++) {
+        BDD f = p->ns.nodes[k];
+        if (p->ctx[k] == bddfalse || sa__within_dominator(&p->fr, f) != f)
+            continue;
+        size_t above = node_index(p, p->from[k]);
+        MDAE_ASSERT(above < k);
+        chain_ok[k] = chain_ok[above] && sa__within_implies(wok, p->ctx[k]);
+    }
+    for (size_t e = 0; e < r->n_edges; e++)
+        if (tel[e] != bddfalse && !chain_ok[node_index(p, tdom[e])])
+            return false;
+    return true;
+}
+
+/* sa__edge_modes' te within r->ok, when c->edge_modes_within asks for it
+ * and it can: within_wanted, and ok implies the context of every edge's
+ * dominator. Then te[e] & ok = ctx(D) & tel[e] & ok = tel[e] & ok, whose
+ * within form sa__within_simplify gives without the chain ctx(D) & tel[e]
+ * (2 N^2 nodes on the compressible building: docs/figures.md, h-bldg16).
+ * The contexts themselves are not built either (ok_implies_contexts): on
+ * the building ctx(D) is ok's node at D, and each step ctx(D') & in(D)
+ * walked ok down to D's room, N^2 / 2 steps (N = 1,000: 230 M
+ * instructions, 69,000 conjunctions, most of sa__edge_modes). With
+ * sa__edge_modes_chain (tests) the contexts are built and read as before.
+ * Sets r->te_within and true; else false, nothing written to r (the
+ * dominators' slots hold in(D), or ctx(D) where p->chained). */
+bool sa__edge_modes_exact;
+extern bool sa__edge_modes_chain; /* tests (test_sa_te_within.c): not in sa_int.h, not mine */
+bool sa__edge_modes_chain;
+
+static bool edge_modes_within(sa_ctx *c, dom_pass *p, const BDD *tel, const BDD *tdom)
 {
     sa_result *r = c->r;
-    if (c->edge_modes_within != r || r->ok < 2 || r->te_within || sa__edge_modes_exact)
+    if (!within_wanted(c))
         return false;
     sa__within wok;
     sa__within_init(c, r->ok, &wok);
-    for (size_t e = 0; e < r->n_edges; e++)
-        if (r->te[e] != bddfalse ||
-            (tel[e] != bddfalse && !sa__within_implies(&wok, p->ctx[node_index(p, tdom[e])])))
-            return false;
+    bool implied = ok_implies_contexts(c, p, &wok, tel, tdom);
+    if (sa__edge_modes_chain) { /* the check before ok_implies_contexts: the same */
+        contexts_by_chain(p);
+        bool each = true;
+        for (size_t e = 0; e < r->n_edges; e++)
+            each = each && (tel[e] == bddfalse ||
+                            sa__within_implies(&wok, p->ctx[node_index(p, tdom[e])]));
+        MDAE_ASSERT(each == implied);
+    }
+    if (!implied)
+        return false;
     for (size_t e = 0; e < r->n_edges; e++) {
         if (tel[e] == bddfalse)
             continue;
@@ -761,7 +868,7 @@ void sa__edge_modes(sa_ctx *c, BDD t)
     ns->nodes = sa__alloc(c, n * sizeof *ns->nodes);
     ns_collect(ns, t);
     /* Nodes only: they are reachable from t, which is referenced. */
-    qsort(ns->nodes, ns->n, sizeof *ns->nodes, cmp_level);
+    sort_by_level(c, ns->nodes, ns->n);
     for (size_t k = 0; k < ns->n; k++)
         ns->idx[ns_find(ns, ns->nodes[k])] = (uint32_t)k;
     sa__within_init(c, t, &p.fr);
@@ -778,8 +885,6 @@ void sa__edge_modes(sa_ctx *c, BDD t)
         if (p.ctx[k] == bddfalse)
             continue;
         BDD d = sa__within_dominator(&p.fr, f);
-        if (d == f && k > 0) /* ctx(f) = ctx(the one above) & in(f) */
-            sa__put(&p.ctx[k], sa__and(p.ctx[node_index(&p, p.from[k])], p.ctx[k]));
         BDD here = d == f ? bddtrue : p.ctx[k];
         int v = bdd_var(f);
         BDD lo = bdd_low(f), hi = bdd_high(f);
@@ -804,6 +909,8 @@ void sa__edge_modes(sa_ctx *c, BDD t)
     }
     if (!edge_modes_within(c, &p, tel, tdom)) {
         MDAE_ASSERT(!r->te_within); /* ORed into as exact functions */
+        if (!p.chained)
+            contexts_by_chain(&p);
         for (size_t e = 0; e < r->n_edges; e++) {
             if (tel[e] == bddfalse)
                 continue;

@@ -256,6 +256,44 @@ Test(sa_te_within, within_path_same_as_exact)
     }
 }
 
+/* sa_primal.c's switch for tests (not declared in sa_int.h): the contexts
+ * of sa__edge_modes' dominators built by their chain and read by the check
+ * as before ok_implies_contexts. */
+extern bool sa__edge_modes_chain;
+
+/* sa__edge_modes without the chain of its dominators' contexts (issue 40:
+ * ok_implies_contexts in place of ctx(D') & in(D), N^2 / 2 steps on the
+ * compressible building) gives the same result as with the chain, and
+ * takes the within path exactly where it did (with the switch set,
+ * sa__edge_modes asserts that both checks agree at every call, the inner
+ * primals of the tight rounds and the blocks included). */
+Test(sa_te_within, edge_modes_without_chain_same)
+{
+    static const struct {
+        const char *name;
+        long long n;
+    } cases[] = {
+        {"building_compressible.mel", 40}, {"building_compressible.mel", 7},
+        {"building_compressible.mel", 1},  {"building_incompressible.mel", 6},
+        {"brake.mel", 30},                 {"clutch.mel", -1},
+        {"rldc_chain.mel", 4},             {"singular_simple.mel", -1},
+        {"ground_contact.mel", -1},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        mel_model *m1 = NULL, *m2 = NULL;
+        sa_result *x = NULL, *w = NULL;
+        analyse_both_paths(cases[k].name, cases[k].n, &sa__edge_modes_chain, &x, &m1, &w, &m2);
+        cr_assert_eq(x->te_within, w->te_within, "%s", cases[k].name);
+        cr_assert_eq(x->ok, w->ok, "%s", cases[k].name);
+        for (size_t e = 0; e < w->n_edges; e++)
+            cr_assert_eq(x->te[e], w->te[e], "%s: te %zu", cases[k].name, e);
+        const char *why = NULL;
+        cr_assert(sa_result_same(x, w, &why), "%s: %s", cases[k].name, why != NULL ? why : "");
+        cr_assert(sa_result_same(w, x, &why), "%s: %s", cases[k].name, why != NULL ? why : "");
+        free_both(x, m1, w, m2);
+    }
+}
+
 /* The union graph's maximum matching (sa_blocks.c: find_blocks and the
  * seeded rest's rest_matching) by breadth-first augmentation, issue 40's
  * fix of its quadratic depth-first paths on the compressible building,
