@@ -1022,6 +1022,10 @@ void sa__edge_modes(sa_ctx *c, BDD t);
 /* Tests: sa__edge_modes always writes the exact te (the path before
  * te_within, compared with it by test_sa_te_within). Process-global. */
 extern bool sa__edge_modes_exact;
+/* Tests: sa__edge_modes builds its dominators' contexts by the chain of
+ * conjunctions as before, and asserts that its within check agrees with
+ * the one on the chain (test_sa_te_within). Process-global. */
+extern bool sa__edge_modes_chain;
 /* Tests (sa_tight.c's probes, process-global): sa__probe_lits_off makes
  * solve_probe evaluate every mode function by sa__eval, the path before its
  * lists of literal roots; sa__probe_lits_check checks each function read

@@ -819,7 +819,6 @@ static bool ok_implies_contexts(sa_ctx *c, const dom_pass *p, const sa__within *
  * Sets r->te_within and true; else false, nothing written to r (the
  * dominators' slots hold in(D), or ctx(D) where p->chained). */
 bool sa__edge_modes_exact;
-extern bool sa__edge_modes_chain; /* tests (test_sa_te_within.c): not in sa_int.h, not mine */
 bool sa__edge_modes_chain;
 
 static bool edge_modes_within(sa_ctx *c, dom_pass *p, const BDD *tel, const BDD *tdom)

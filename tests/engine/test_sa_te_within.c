@@ -256,11 +256,6 @@ Test(sa_te_within, within_path_same_as_exact)
     }
 }
 
-/* sa_primal.c's switch for tests (not declared in sa_int.h): the contexts
- * of sa__edge_modes' dominators built by their chain and read by the check
- * as before ok_implies_contexts. */
-extern bool sa__edge_modes_chain;
-
 /* sa__edge_modes without the chain of its dominators' contexts (issue 40:
  * ok_implies_contexts in place of ctx(D') & in(D), N^2 / 2 steps on the
  * compressible building) gives the same result as with the chain, and
