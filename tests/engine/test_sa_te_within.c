@@ -742,20 +742,6 @@ Test(sa_te_within, dual_within_same_as_exact)
 /* ---- A hint whose c and d are stored within ok (sa_hint.c, sa_probe.c;
  * sa_dual.c's warm start refuses one) -------------------------------------- */
 
-/* text with its first `from` replaced by `to` (malloc'ed). */
-static char *replaced(const char *text, const char *from, const char *to)
-{
-    const char *at = strstr(text, from);
-    cr_assert_not_null(at, "not found: %s", from);
-    size_t n = strlen(text), nf = strlen(from), nt = strlen(to), pre = (size_t)(at - text);
-    char *out = malloc(n - nf + nt + 1);
-    cr_assert_not_null(out);
-    memcpy(out, text, pre);
-    memcpy(out + pre, to, nt);
-    memcpy(out + pre + nt, at + nf, n - pre - nf + 1);
-    return out;
-}
-
 static mel_model *parse_n(const char *text, long long n)
 {
     mel_define def;
@@ -895,8 +881,8 @@ Test(sa_te_within, hint_within_same_as_exact)
                  "(if i == %d then der(Tr[i]) else 0);", k);
         snprintf(guard, sizeof guard, "if open[i] & i <> %d | !open[i] & i == %d then", k, k);
         char *texts[3] = {
-            replaced(text, "rimf[i] : equation mu_in[i] = flow_vent(Pin - Pr[i]);", eq_to),
-            replaced(text, "if open[i] then", guard), NULL};
+            tm_replaced(text, "rimf[i] : equation mu_in[i] = flow_vent(Pin - Pr[i]);", eq_to),
+            tm_replaced(text, "if open[i] then", guard), NULL};
         mel_model *hm = parse_n(text, n);
         sa_result *hx = analyse_with(hm, NULL, SA_SEEDED_AUTO, true);
         sa_result *hw = analyse_with(hm, NULL, SA_SEEDED_AUTO, false);
