@@ -36,12 +36,7 @@ TestSuite(sa_probe_lits, .init = begin, .fini = end, .timeout = 300);
 
 static sa_result *analyse_file(const char *name, long long n, mel_model **m)
 {
-    mel_define def;
-    mel_options mo = tm_options_n(&def, n);
-    size_t len = 0;
-    char *text = tm_read(name, &len);
-    cr_assert_eq(mel_model_parse(text, len, &mo, m, NULL), MDAE_OK, "%s", name);
-    free(text);
+    *m = tm_parse_file_n(name, n);
     sa_result *r = NULL;
     cr_assert_eq(sa_analyze(*m, NULL, &r, NULL), MDAE_OK, "%s", name);
     return r;

@@ -41,12 +41,7 @@ TestSuite(sa_te_within, .init = begin, .fini = end, .timeout = 300);
 
 static sa_result *analyse_file(const char *name, long long n, mel_model **m)
 {
-    mel_define def;
-    mel_options mo = tm_options_n(&def, n);
-    size_t len = 0;
-    char *text = tm_read(name, &len);
-    cr_assert_eq(mel_model_parse(text, len, &mo, m, NULL), MDAE_OK, "%s", name);
-    free(text);
+    *m = tm_parse_file_n(name, n);
     sa_result *r = NULL;
     cr_assert_eq(sa_analyze(*m, NULL, &r, NULL), MDAE_OK, "%s", name);
     return r;
@@ -742,15 +737,6 @@ Test(sa_te_within, dual_within_same_as_exact)
 /* ---- A hint whose c and d are stored within ok (sa_hint.c, sa_probe.c;
  * sa_dual.c's warm start refuses one) -------------------------------------- */
 
-static mel_model *parse_n(const char *text, long long n)
-{
-    mel_define def;
-    mel_options mo = tm_options_n(&def, n);
-    mel_model *m = NULL;
-    cr_assert_eq(mel_model_parse(text, strlen(text), &mo, &m, NULL), MDAE_OK, "N=%lld", n);
-    return m;
-}
-
 static sa_result *analyse_with(const mel_model *m, const sa_result *hint, int seeded, bool exact)
 {
     sa_options o = {0};
@@ -883,7 +869,7 @@ Test(sa_te_within, hint_within_same_as_exact)
         char *texts[3] = {
             tm_replaced(text, "rimf[i] : equation mu_in[i] = flow_vent(Pin - Pr[i]);", eq_to),
             tm_replaced(text, "if open[i] then", guard), NULL};
-        mel_model *hm = parse_n(text, n);
+        mel_model *hm = tm_parse_n(text, strlen(text), n, "building");
         sa_result *hx = analyse_with(hm, NULL, SA_SEEDED_AUTO, true);
         sa_result *hw = analyse_with(hm, NULL, SA_SEEDED_AUTO, false);
         cr_assert(!hx->cd_within && hw->cd_within, "N=%lld: the hint's forms", n);
@@ -896,7 +882,7 @@ Test(sa_te_within, hint_within_same_as_exact)
         for (size_t v = 0; v < sizeof vs / sizeof vs[0]; v++) {
             char what[96];
             snprintf(what, sizeof what, "building N=%lld, variant %zu", n, v);
-            mel_model *m = parse_n(vs[v].text, vs[v].n);
+            mel_model *m = tm_parse_n(vs[v].text, strlen(vs[v].text), vs[v].n, "variant");
             check_variant(m, hx, hw, what, &ways);
             same_readings(m, hx, hw, what, &matched);
             mel_model_free(m);

@@ -79,6 +79,27 @@ static inline mel_options tm_options_n(mel_define *def, long long n)
     return o;
 }
 
+/* text parsed with N = n (n < 0: no define); the parse must succeed (else
+ * the test fails, naming what). mel_model_free() it. */
+static inline mel_model *tm_parse_n(const char *text, size_t len, long long n, const char *what)
+{
+    mel_define def;
+    mel_options mo = tm_options_n(&def, n);
+    mel_model *m = NULL;
+    cr_assert_eq(mel_model_parse(text, len, &mo, &m, NULL), MDAE_OK, "%s, N=%lld", what, n);
+    return m;
+}
+
+/* The corpus model tests/models/NAME parsed with N = n (tm_parse_n). */
+static inline mel_model *tm_parse_file_n(const char *name, long long n)
+{
+    size_t len = 0;
+    char *text = tm_read(name, &len);
+    mel_model *m = tm_parse_n(text, len, n, name);
+    free(text);
+    return m;
+}
+
 /* The folder of the MSL exports, read in place, never copied: $MDAE_MSL_DIR,
  * or ../shared/msl beside the source tree. */
 static inline const char *tm_msl_dir(void)
