@@ -101,6 +101,8 @@ soak: build
 bench: build
 	./$(BUILD)/tests/bench_analyze
 	./$(BUILD)/tests/bench_modechange
+	./$(BUILD)/tests/bench_scale --model brake
+	./$(BUILD)/tests/bench_scale --model building
 
 # The VS Code extension (clients/vscode, issue 15) as $(BUILD)/mdae.vsix, from
 # the pinned npm packages (package-lock.json); vsce checks the manifest.

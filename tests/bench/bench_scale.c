@@ -9,7 +9,8 @@
  * Rows (tab-separated), one per model and size:
  *   binary model N equations wall_s cpu_s peak_MB exp_cpu exp_mem status
  * where equations is the declared count (`mdae check`), cpu_s the child's
- * user + system time, peak_MB its peak resident set (wait4's ru_maxrss),
+ * user + system time, peak_MB its peak resident set (wait4's ru_maxrss;
+ * wall_s, cpu_s and peak_MB are each the median of --runs runs),
  * exp_cpu / exp_mem the exponents a fitted to t ~ N^a against the
  * previous size of the same model, and after each model a row "fit" with
  * the exponents from its first size to its last. A run past the budget
@@ -30,6 +31,8 @@
  *   --model only this model (brake, building or rldc)
  *   --max-n the sizes up to N only (a quick run: --model building
  *           --max-n 400)
+ *   --runs  runs per size (default 3, at most 9): the rows give each
+ *           field's median
  * Prints; asserts nothing. See docs/figures.md for measured numbers.
  */
 #define _DEFAULT_SOURCE /* wait4 */
@@ -129,6 +132,39 @@ static long equations(const char *bin, const char *file, long n)
     return eqs;
 }
 
+static int by_value(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, by_value);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* runs runs of argv (at most MAX_RUNS): each field's median, or the first
+ * run that failed. A run of 0.13 s varies by 10 ms from one run to the
+ * next, which moves a fit over a decade by 0.03: the median of three
+ * steadies the exponents. */
+#define MAX_RUNS 9
+static measure run_median(const char *bin, char *const *argv, double budget, int runs)
+{
+    double wall[MAX_RUNS], cpu[MAX_RUNS], peak[MAX_RUNS];
+    measure m = {0, 0, 0, 0};
+    for (int k = 0; k < runs; k++) {
+        m = run_child(bin, argv, budget, NULL);
+        if (m.status != 0)
+            return m;
+        wall[k] = m.wall, cpu[k] = m.cpu, peak[k] = m.peak_mb;
+    }
+    m.wall = median(wall, runs);
+    m.cpu = median(cpu, runs);
+    m.peak_mb = median(peak, runs);
+    return m;
+}
+
 static double exponent(double a, double b, long na, long nb)
 {
     if (a <= 0 || b <= 0 || na <= 0 || nb <= na)
@@ -138,7 +174,7 @@ static double exponent(double a, double b, long na, long nb)
 
 /* The rows of one model for one binary; stops at the first run that fails. */
 static void bench_family(const char *label, const char *bin, const family *f, double budget,
-                         bool quick, long max_n)
+                         bool quick, long max_n, int runs)
 {
     measure first = {0, 0, 0, -1}, prev = {0, 0, 0, -1};
     long n_first = 0, n_prev = 0;
@@ -148,7 +184,7 @@ static void bench_family(const char *label, const char *bin, const family *f, do
         snprintf(def, sizeof def, "N=%ld", n);
         char *argv[] = {(char *)bin, "analyze", "--json", "-D", def, (char *)f->file, NULL};
         long eqs = equations(bin, f->file, n);
-        measure m = run_child(bin, argv, budget, NULL);
+        measure m = run_median(bin, argv, budget, runs);
         bool ok = m.status == 0;
         char why[32];
         if (m.status == -SIGXCPU)
@@ -157,7 +193,7 @@ static void bench_family(const char *label, const char *bin, const family *f, do
             snprintf(why, sizeof why, "signal %d", -m.status);
         else
             snprintf(why, sizeof why, ok ? "ok" : "exit %d", m.status);
-        printf("%s\t%s\t%ld\t%ld\t%.2f\t%.2f\t%.0f\t%.2f\t%.2f\t%s\n", label, f->name, n, eqs,
+        printf("%s\t%s\t%ld\t%ld\t%.3f\t%.3f\t%.0f\t%.2f\t%.2f\t%s\n", label, f->name, n, eqs,
                m.wall, m.cpu, m.peak_mb, exponent(prev.cpu, m.cpu, n_prev, n),
                exponent(prev.peak_mb, m.peak_mb, n_prev, n), why);
         fflush(stdout);
@@ -179,6 +215,7 @@ int main(int argc, char **argv)
     double budget = 120;
     long max_n = LONG_MAX;
     bool quick = false;
+    int runs = 3;
     for (int a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "--mdae") && a + 1 < argc)
             bin = argv[++a];
@@ -192,9 +229,12 @@ int main(int argc, char **argv)
             only = argv[++a];
         else if (!strcmp(argv[a], "--max-n") && a + 1 < argc)
             max_n = atol(argv[++a]);
+        else if (!strcmp(argv[a], "--runs") && a + 1 < argc && atoi(argv[a + 1]) >= 1 &&
+                 atoi(argv[a + 1]) <= MAX_RUNS)
+            runs = atoi(argv[++a]);
         else {
             fprintf(stderr, "usage: bench_scale [--mdae PATH] [--base PATH] [--budget S] "
-                            "[--quick] [--model NAME] [--max-n N]\n");
+                            "[--quick] [--model NAME] [--max-n N] [--runs K]\n");
             return 2;
         }
     }
@@ -202,9 +242,9 @@ int main(int argc, char **argv)
     for (size_t k = 0; k < sizeof families / sizeof *families; k++) {
         if (only != NULL && strcmp(only, families[k].name) != 0)
             continue;
-        bench_family("mdae", bin, &families[k], budget, quick, max_n);
+        bench_family("mdae", bin, &families[k], budget, quick, max_n, runs);
         if (base != NULL)
-            bench_family("base", base, &families[k], budget, quick, max_n);
+            bench_family("base", base, &families[k], budget, quick, max_n, runs);
     }
     return 0;
 }
