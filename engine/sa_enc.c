@@ -209,7 +209,21 @@ static int apply_limit(void)
  * live nodes, and growing to them from 2^18 cost four collections and
  * rehashes of the whole table and 50 MB of the freed tables (issue 40:
  * 2.30 -> 2.19 CPU s, 502 -> 453 MB). Below about 65,000 incidences
- * nothing changes. */
+ * nothing changes.
+ *
+ * Not done, measured (issue 40, h-gc22, 2026-12-05): the compressible
+ * building at N = 1,000 (52,007 incidences) starts from 2^18 and collects
+ * 16 times (10 in 262,147 nodes, 6 in 524,287, all in the primal's
+ * matchings, whose kept BDD grows linearly: 462,084 live after the last),
+ * then grows to 1,048,573; at N = 300, 4 times. Starting it at 16 nodes
+ * per incidence (832,121 nodes; for models with invariants) made 4
+ * collections, -3.0 % instructions (bdd_gbc 385 -> 167 M) and 133 MB
+ * instead of 145 MB, but +8 % CPU time (1.42 -> 1.54 s, medians of 8
+ * alternated pairs; bdd_makenode 23 -> 30 % of the samples): the random
+ * lookups in a table three times larger miss the caches and TLB more than
+ * the collections cost. 12 per incidence, or a larger free share before
+ * BuDDy grows (bdd_setminfreenodes 30-50 %, fewer collections in a table
+ * grown earlier), measured no faster either. */
 #define PEAK_PER_EDGE 4
 #define MAX_SIZED ((size_t)1 << 22)
 
