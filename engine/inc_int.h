@@ -8,6 +8,7 @@
 #ifndef INC_INT_H
 #define INC_INT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -50,5 +51,15 @@ typedef struct inc__kept_part {
 int inc__split_kept(const inc__kept_part *kept, size_t n, inc__piece **out /* out */);
 /* Free n pieces and their maps (maps set to NULL are skipped). NULL ok. */
 void inc__pieces_free(inc__piece *p, size_t n);
+
+/* Tests (inc_session.c, part_same): when true, a cached part is compared
+ * with the part being resolved equation by equation and variable by
+ * variable in full, not skipping those the part that seeded it shares with
+ * the cached one (the path before the skip). Process-global, false by
+ * default. With inc__part_same_check, each one skipped is also compared in
+ * full (an MDAE_ASSERT that it is the same). inc__part_same_shared counts
+ * the equations and variables skipped (never reset). */
+extern bool inc__part_same_full, inc__part_same_check;
+extern size_t inc__part_same_shared;
 
 #endif /* INC_INT_H */

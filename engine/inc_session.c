@@ -2050,8 +2050,56 @@ static uint64_t part_signature(analysis *an, const rpart *rp, const inc_part *pr
     return h;
 }
 
+/* Tests (engine/inc_int.h): part_same compares every equation and
+ * variable in full; checks each one it skips against the full comparison;
+ * counts those it skipped. */
+bool inc__part_same_full, inc__part_same_check;
+size_t inc__part_same_shared;
+
+/* ---- A cached part against the part being resolved -------------------------
+ * part_same compares each equation of rp (this model's) with cached part
+ * c's at its place. "Not DIFFERENT" (equation_same) is an equivalence: equal
+ * names, guards equal as formulas, equal counts, orders and variables (ours
+ * through an->local, the private models' in the same local numbering), and
+ * with var_map one more condition, so its answer implies the one without.
+ * part_signature found e (ours) against prev's equation q; a private model
+ * shares with the part that seeded it every equation compared SAME_ALL
+ * there (copy_equations: the same name, guard and incidences, by pointer),
+ * so when prev's and c's q-th share all three, c's is prev's as a formula
+ * and e against c is e against prev: no second comparison (the brake's
+ * since request: the edit toggles between two texts, each one's part
+ * seeded by the other's, so c is the part before prev and shares with it
+ * every equation the edit left alone). The same for the variables (name
+ * and guard). */
+
+/* Private models' equations x and y the same by their pointers? */
+static inline bool equation_shared(const mel_equation *x, const mel_equation *y)
+{
+    return x->name == y->name && x->guard == y->guard && x->incs == y->incs &&
+           x->n_incs == y->n_incs;
+}
+
+/* Is our q-th equation (found against prev's q-th: an->eq_same) the same
+ * as c's q-th, known from prev's sharing it with c (see above)? */
+static inline bool eq_known_same(const analysis *an, const mel_model *pm, const mel_model *cm,
+                                 uint32_t q)
+{
+    return pm != NULL && q < pm->n_equations && an->eq_same[q] != DIFFERENT &&
+           equation_shared(&pm->equations[q], &cm->equations[q]);
+}
+
+static inline bool var_known_same(const analysis *an, const mel_model *pm, const mel_model *cm,
+                                  uint32_t q)
+{
+    return pm != NULL && q < pm->n_variables && an->var_same[q] != DIFFERENT &&
+           pm->variables[q].name == cm->variables[q].name &&
+           pm->variables[q].guard == cm->variables[q].guard;
+}
+
 /* Whether cached part c has the structure of part rp (part_signature made
- * with prev), compared in full. */
+ * with prev, NULL: none: an->eq_same and var_same against it), compared in
+ * full but where prev shares with c what it was found the same as (see
+ * above). */
 static bool part_same(analysis *an, const rpart *rp, const inc_part *c, const inc_part *prev)
 {
     const mel_model *m = an->m, *cm = &c->model;
@@ -2059,16 +2107,33 @@ static bool part_same(analysis *an, const rpart *rp, const inc_part *c, const in
         return false;
     if (c == prev && an->all_same)
         return true;
-    for (uint32_t q = 0; q < rp->n_eq; q++)
-        if (c->eq_hash[q] != an->eq_hash[q] ||
-            equation_same(&an->eqm, &m->equations[rp->eq_map[q]], an->local, NULL,
-                          &cm->equations[q]) == DIFFERENT)
+    const mel_model *pm = prev != NULL && !inc__part_same_full ? &prev->model : NULL;
+    size_t shared = 0;
+    for (uint32_t q = 0; q < rp->n_eq; q++) {
+        if (c->eq_hash[q] != an->eq_hash[q])
             return false;
-    for (uint32_t q = 0; q < rp->n_var; q++)
-        if (c->var_hash[q] != an->var_hash[q] ||
-            variable_same(&an->eqm, &m->variables[rp->var_map[q]], &cm->variables[q]) ==
-                DIFFERENT)
+        if (eq_known_same(an, pm, cm, q)) {
+            shared++;
+            MDAE_ASSERT(!inc__part_same_check ||
+                        equation_same(&an->eqm, &m->equations[rp->eq_map[q]], an->local, NULL,
+                                      &cm->equations[q]) != DIFFERENT);
+        } else if (equation_same(&an->eqm, &m->equations[rp->eq_map[q]], an->local, NULL,
+                               &cm->equations[q]) == DIFFERENT)
             return false;
+    }
+    for (uint32_t q = 0; q < rp->n_var; q++) {
+        if (c->var_hash[q] != an->var_hash[q])
+            return false;
+        if (var_known_same(an, pm, cm, q)) {
+            shared++;
+            MDAE_ASSERT(!inc__part_same_check ||
+                        variable_same(&an->eqm, &m->variables[rp->var_map[q]],
+                                      &cm->variables[q]) != DIFFERENT);
+        } else if (variable_same(&an->eqm, &m->variables[rp->var_map[q]], &cm->variables[q]) ==
+                 DIFFERENT)
+            return false;
+    }
+    inc__part_same_shared += shared;
     return true;
 }
 

@@ -24,6 +24,7 @@
 
 #include "cdg.h"
 #include "inc.h"
+#include "inc_int.h"
 #include "mc.h"
 #include "mel.h"
 #include "sa.h"
@@ -45,7 +46,10 @@ static mel_model *parse(const char *text, const mel_model *since)
     return m;
 }
 
-/* Two sessions in step: `told` is told the previous model, `plain` not. */
+/* Two sessions in step: `told` is told the previous model, `plain` not,
+ * and compares each cached part it finds with the one it resolves in full
+ * (inc__part_same_full), the told one skipping what the seeding part
+ * shares with the cached one (each skip checked: inc__part_same_check). */
 typedef struct pair {
     inc_session *told, *plain;
     mel_model *prev; /* the last model both analysed */
@@ -85,8 +89,12 @@ static inc_stats step(pair *p, mel_model *m, const mel_model *since)
     mdae_diags_init(&da);
     mdae_diags_init(&db);
     inc_session_since(p->told, since);
+    inc__part_same_check = true; /* each skip checked against the full comparison */
     int ra = inc_analyze(p->told, m, NULL, &a, &da);
+    inc__part_same_check = false;
+    inc__part_same_full = true; /* the plain session: cached parts compared in full */
     int rb = inc_analyze(p->plain, m, NULL, &b, &db);
+    inc__part_same_full = false;
     cr_assert_eq(ra, rb);
     cr_assert_eq(ra, MDAE_OK, "%s", mdae_err_name(ra));
     cr_assert_eq(da.count, db.count);
@@ -195,6 +203,42 @@ Test(inc_since, an_edit_inside_a_statement_is_compared_by_pointer_and_moves_are_
                      k, st.by_pointer, st.moved_by_pointer, moved);
         free(v[k]);
     }
+    stop(&p);
+    free(text);
+}
+
+/* The brake's since request (bench_server row 5): the edit toggles
+ * between two texts, so each version's part is the cached part of the
+ * version before the last, and the part seeding it (the last version's)
+ * shares with that cached part every equation the edit left alone. Those
+ * are not compared again (inc__part_same_shared counts them), with the
+ * answers, ids and statistics of the full comparison (step); the edited
+ * statement's equations and a third text are still compared. */
+Test(inc_since, a_cached_part_shared_with_the_seed_is_not_compared_again)
+{
+    char *text = tm_slurp("brake.mel");
+    pair p = start(text);
+    char *e[3] = {
+        tm_replaced(text, PX, "px[i] : equation b[i] = K*x[i] + (if i == 12 then der(x[i]) else 0);"),
+        tm_replaced(text, PX, "px[i] : equation b[i] = K*x[i] + (if i == 13 then der(x[i]) else 0);"),
+        tm_replaced(text, PX, "px[i] : equation b[i] = K*x[i] + (if i == 14 then der(x[i]) else 0);")};
+    const int walk[] = {0, 1, 0, 1, 2, 1, 2, 0};
+    size_t moved = 0, n = p.prev->n_equations;
+    for (size_t k = 0; k < sizeof walk / sizeof *walk; k++) {
+        size_t before = inc__part_same_shared;
+        inc_stats st = edit_to(&p, e[walk[k]], &moved);
+        size_t skipped = inc__part_same_shared - before;
+        /* a text seen before and not last: its part cached, seeded by the last */
+        bool again = k >= 2 && walk[k - 2] == walk[k];
+        if (again) {
+            cr_assert_gt(st.reused, 0, "step %zu", k);
+            cr_assert_gt(skipped, n / 2, "step %zu: %zu of %zu skipped", k, skipped, n);
+        } else if (k < 2) {
+            cr_assert_eq(skipped, 0, "step %zu: no cached part to skip into", k);
+        }
+    }
+    for (int k = 0; k < 3; k++)
+        free(e[k]);
     stop(&p);
     free(text);
 }
