@@ -64,11 +64,26 @@ typedef struct bentry {
  * its arrays (the table's slot too). */
 #define ENTRY_WORDS ((sizeof(bentry) + 3 * sizeof(size_t)) / sizeof(int32_t))
 
+/* A slot of the hash table: the entry's index + 1 into e (0: empty) and
+ * the high half of its hash, so that a probe compares hashes in the table
+ * and reads an entry (scattered over the heap: a cache miss each) only
+ * when the halves agree. */
+typedef struct bslot {
+    uint32_t idx1;
+    uint32_t tag;
+} bslot;
+
+/* The high half of a hash: the slot is chosen by the low bits. */
+static uint32_t hash_tag(uint64_t h)
+{
+    return (uint32_t)(h >> 32);
+}
+
 struct sa__bmemo {
     unsigned long epoch; /* sa__layout_epoch when it was made */
     bentry **e;
-    size_t n, cap;
-    size_t *htab; /* open addressing: index + 1 into e, 0 empty */
+    size_t n, cap; /* n < UINT32_MAX (sa__bmemo_add) */
+    bslot *htab; /* open addressing */
     size_t hcap;
     size_t ints; /* integers and nodes held, all entries */
     size_t max_ints; /* the bound on ints (sa_int.h) */
@@ -130,8 +145,11 @@ static bool readable(const sa__bmemo *m)
 
 static bentry *find(const sa__bmemo *m, const sa__bkey *k, uint64_t h)
 {
-    for (size_t s = h & (m->hcap - 1); m->htab[s] != 0; s = (s + 1) & (m->hcap - 1)) {
-        bentry *x = m->e[m->htab[s] - 1];
+    uint32_t tag = hash_tag(h);
+    for (size_t s = h & (m->hcap - 1); m->htab[s].idx1 != 0; s = (s + 1) & (m->hcap - 1)) {
+        if (m->htab[s].tag != tag)
+            continue; /* another hash: not this key */
+        bentry *x = m->e[m->htab[s].idx1 - 1];
         if (same_key(x, k, h))
             return x;
     }
@@ -152,14 +170,15 @@ bool sa__bmemo_find(const sa__bmemo *m, const sa__bkey *k, sa__mval *out)
 static void grow_table(sa_ctx *c, sa__bmemo *m)
 {
     size_t cap = m->hcap ? 2 * m->hcap : 64;
-    size_t *t = mdae_calloc(cap, sizeof *t);
+    bslot *t = mdae_calloc(cap, sizeof *t);
     if (t == NULL)
         sa__fail(c, MDAE_E_NOMEM);
     for (size_t k = 0; k < m->n; k++) {
-        size_t s = m->e[k]->hash & (cap - 1);
-        while (t[s] != 0)
+        uint64_t h = m->e[k]->hash;
+        size_t s = h & (cap - 1);
+        while (t[s].idx1 != 0)
             s = (s + 1) & (cap - 1);
-        t[s] = k + 1;
+        t[s] = (bslot){(uint32_t)(k + 1), hash_tag(h)};
     }
     mdae_free(m->htab);
     m->htab = t;
@@ -185,10 +204,11 @@ static void reserve(sa_ctx *c, sa__bmemo *m)
 static void insert(sa__bmemo *m, bentry *x)
 {
     size_t s = x->hash & (m->hcap - 1);
-    while (m->htab[s] != 0)
+    while (m->htab[s].idx1 != 0)
         s = (s + 1) & (m->hcap - 1);
     m->e[m->n] = x;
-    m->htab[s] = ++m->n;
+    MDAE_ASSERT(m->n < UINT32_MAX);
+    m->htab[s] = (bslot){(uint32_t)++m->n, hash_tag(x->hash)};
     m->ints += x->n_shape + x->n_funs + x->n_val + x->n_data + ENTRY_WORDS;
 }
 
@@ -222,7 +242,7 @@ void sa__bmemo_add(sa_ctx *c, sa__bmemo *m, const sa__bkey *k, const sa__mval *v
         return;
     bentry *x = v->entry;
     size_t ints = k->n_shape + k->n_funs + v->n_f + v->n_d + ENTRY_WORDS;
-    if (m->ints + ints > m->max_ints)
+    if (m->ints + ints > m->max_ints || m->n + 1 >= UINT32_MAX)
         return; /* full: the rest is solved again next time */
     uint64_t h = x != NULL ? x->hash : key_hash(k);
     if (m->n > 0 && find(m, k, h) != NULL)

@@ -1841,6 +1841,46 @@ Test(sa_analyze, the_left_out_sets_poll_the_cancel_after_the_last_step_row_by_ro
 
 /* ---- The block memo's bound (engine/sa_memo.c) ---------------------------- */
 
+/* The memo's table compares the high halves of the hashes in its slots
+ * before it reads an entry (sa_memo.c, find): thousands of keys, added
+ * through several growths of the table, are each found with their own
+ * value; a key added again keeps its first value; keys never added are
+ * not found. */
+Test(sa_analyze, block_memo_finds_each_key)
+{
+    enum { KEYS = 5000 };
+    sa_ctx *c = calloc(1, sizeof *c);
+    cr_assert_not_null(c);
+    sa__bmemo *m = sa__bmemo_new(10 * KEYS);
+    cr_assert_not_null(m);
+    const BDD funs[] = {bddtrue};
+    sa__ctx_init(c, NULL, NULL);
+    if (setjmp(c->jb))
+        cr_assert_fail("the memo failed: %s", mdae_err_name(c->rc));
+    sa__enter(c);
+    for (int32_t i = 0; i < KEYS; i++) {
+        int32_t shape[] = {SA_BMEMO_SCC, i}, d[] = {3 * i + 1};
+        sa__bmemo_add(c, m, &(sa__bkey){shape, 2, funs, 1},
+                      &(sa__mval){.d = d, .n_d = 1, .modes = bddtrue});
+        int32_t again[] = {-i};
+        sa__bmemo_add(c, m, &(sa__bkey){shape, 2, funs, 1},
+                      &(sa__mval){.d = again, .n_d = 1, .modes = bddtrue});
+    }
+    sa__leave(c);
+    for (int32_t i = 0; i < 2 * KEYS; i++) {
+        int32_t shape[] = {SA_BMEMO_SCC, i};
+        sa__mval got = {0};
+        bool found = sa__bmemo_find(m, &(sa__bkey){shape, 2, funs, 1}, &got);
+        cr_assert_eq(found, i < KEYS, "key %d: found %d", i, found);
+        if (found) {
+            cr_assert_eq(got.n_d, 1);
+            cr_assert_eq(got.d[0], 3 * i + 1, "key %d: value %d", i, got.d[0]);
+        }
+    }
+    sa__bmemo_free(m);
+    free(c);
+}
+
 /* An entry larger than the fixed bound (SA_BMEMO_MAX_INTS words) is kept by
  * the memo of a result with enough equations (SA_BMEMO_INTS_PER_EQ each),
  * refused by a small one: at the brake's N = 10,000 the fixed bound left
