@@ -19,6 +19,7 @@
 
 #include "fail_alloc.h"
 #include "model_files.h"
+#include "sa_enter.h"
 
 /* ---- A tiny hand builder for mel_model ------------------------------------
  * Equations are written "K1 : i1 j1:1 u1@g1 i1@!g1", with an optional
@@ -724,16 +725,7 @@ Test(sa_analyze, a_hints_layout_is_taken_only_in_its_own_row_order)
 static sa_result *encode_only(const mel_model *m, const sa_result *hint, bool *cm)
 {
     sa_options o = {.hint = hint};
-    sa_ctx *c = calloc(1, sizeof *c);
-    cr_assert_not_null(c);
-    sa__ctx_init(c, &o, NULL);
-    c->r = mdae_calloc(1, sizeof *c->r);
-    cr_assert_not_null(c->r);
-    c->order = SA_ORDER_AUTO;
-    c->method = SA_METHOD_AUTO;
-    if (setjmp(c->jb))
-        cr_assert_fail("the encoding failed: %s", mdae_err_name(c->rc));
-    sa__enter(c);
+    ENTER_ENCODING(c, &o, "the encoding");
     sa__encode(c, m);
     *cm = sa__cm_better(c);
     sa__leave(c);

@@ -809,16 +809,7 @@ static void same_readings(const mel_model *m, const sa_result *hx, const sa_resu
                           const char *what, unsigned *matched)
 {
     sa_options o = {.hint = hx};
-    sa_ctx *c = calloc(1, sizeof *c);
-    cr_assert_not_null(c);
-    sa__ctx_init(c, &o, NULL);
-    c->r = mdae_calloc(1, sizeof *c->r);
-    cr_assert_not_null(c->r);
-    c->order = SA_ORDER_AUTO;
-    c->method = SA_METHOD_AUTO;
-    if (setjmp(c->jb))
-        cr_assert_fail("%s: failed: %s", what, mdae_err_name(c->rc));
-    sa__enter(c);
+    ENTER_ENCODING(c, &o, what);
     sa__encode(c, m);
     sa_result *r = c->r;
     int wx = 0, ux = 0, ww = 0, uw = 0;
