@@ -747,6 +747,19 @@ static void send_down(dom_pass *p, BDD f, BDD ch, BDD to)
     sa__put(&p->ctx[k], sa__or(p->ctx[k], to));
 }
 
+/* Whether node k (ns's index, not the root) is a dominator the pass
+ * reached (its slot not false); then *above is the index of the dominator
+ * above it, which comes first in level order. */
+static bool reached_dominator(const dom_pass *p, size_t k, size_t *above)
+{
+    BDD f = p->ns.nodes[k];
+    if (p->ctx[k] == bddfalse || sa__within_dominator(&p->fr, f) != f)
+        return false;
+    *above = node_index(p, p->from[k]);
+    MDAE_ASSERT(*above < k);
+    return true;
+}
+
 /* ctx(D) = ctx(D') & in(D) for every dominator D the pass reached, D' the
  * one above it, in level order (D' first), over in(D) in D's slot; the
  * root's context is true. */
@@ -754,12 +767,10 @@ static void contexts_by_chain(dom_pass *p)
 {
     MDAE_ASSERT(!p->chained);
     p->chained = true;
+    size_t above;
     for (size_t k = 1; k < p->ns.n; k++) {
-        BDD f = p->ns.nodes[k];
-        if (p->ctx[k] == bddfalse || sa__within_dominator(&p->fr, f) != f)
+        if (!reached_dominator(p, k, &above))
             continue;
-        size_t above = node_index(p, p->from[k]);
-        MDAE_ASSERT(above < k);
         sa__put(&p->ctx[k], sa__and(p->ctx[above], p->ctx[k]));
     }
 }
@@ -792,12 +803,10 @@ static bool ok_implies_contexts(sa_ctx *c, const dom_pass *p, const sa__within *
     bool *chain_ok = sa__alloc(c, (p->ns.n + 1) * sizeof *chain_ok);
     if (p->ns.n > 0)
         chain_ok[0] = true; /* the root: ctx true */
+    size_t above;
     for (size_t k = 1; k < p->ns.n; k++) {
-        BDD f = p->ns.nodes[k];
-        if (p->ctx[k] == bddfalse || sa__within_dominator(&p->fr, f) != f)
+        if (!reached_dominator(p, k, &above))
             continue;
-        size_t above = node_index(p, p->from[k]);
-        MDAE_ASSERT(above < k);
         chain_ok[k] = chain_ok[above] && sa__within_implies(wok, p->ctx[k]);
     }
     for (size_t e = 0; e < r->n_edges; e++)
